@@ -1,0 +1,477 @@
+"""One file holds a trained model: a ``.zip`` bundle that is checked part by part on loading.
+
+The members of a bundle:
+
+=============================  ==========================================================
+``meta.json``                  format name and version, playground and torch versions, time
+``model_config.json``          ``ModelConfig.to_dict()``
+``train_config.json``          ``TrainConfig.to_dict()``
+``tokenizer.json``             ``Tokenizer.to_json()``
+``history.json``               the training records (``Trainer.history``)
+``model.safetensors``          the weights; a tied matrix stored once
+``trainer_state.json``         optional: what resuming needs (step, optimizer, RNG states),
+``trainer_state.safetensors``  its numbers in JSON and its tensors in safetensors
+=============================  ==========================================================
+
+Nothing is ever unpickled: weights and tensors are safetensors, everything else is JSON,
+and a pickle (``.pt``, ``.pth``, ``.pkl``, a ``torch.save`` file) is refused by name and by
+content, because unpickling a file can run any code in it. The zip is read in memory;
+nothing in it is extracted to disk. Writes are atomic: a crash mid-save leaves the old
+file (or none), never half a bundle.
+
+>>> import tempfile, torch
+>>> from playground.config import ModelConfig, TrainConfig
+>>> from playground.model import GPT
+>>> from playground.tokenizer import train_tokenizer
+>>> tok = train_tokenizer("char", "hello world")
+>>> model = GPT(ModelConfig(vocab_size=tok.vocab_size, block_size=8, n_layer=1, n_head=2, n_embd=8))
+>>> path = save_bundle(tempfile.mkdtemp() + "/hello.zip", model, tok, TrainConfig(), history=[])
+>>> bundle = load_bundle(path)
+>>> idx = torch.tensor([tok.encode("hello")])
+>>> torch.equal(bundle.model(idx).logits, model.eval()(idx).logits)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import struct
+import tempfile
+import zipfile
+import zlib
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import safetensors.torch
+import torch
+
+from playground import __version__
+from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.model import GPT
+from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_json
+
+FORMAT = "transformer-playground-bundle"
+FORMAT_VERSION = 1
+
+META = "meta.json"
+MODEL_CONFIG = "model_config.json"
+TRAIN_CONFIG = "train_config.json"
+TOKENIZER = "tokenizer.json"
+HISTORY = "history.json"
+WEIGHTS = "model.safetensors"
+STATE_JSON = "trainer_state.json"
+STATE_TENSORS = "trainer_state.safetensors"
+REQUIRED = (META, MODEL_CONFIG, TRAIN_CONFIG, TOKENIZER, HISTORY, WEIGHTS)
+KNOWN = REQUIRED + (STATE_JSON, STATE_TENSORS)
+
+# Guards against a zip bomb: sizes are the ones the zip declares, and zipfile never
+# inflates a member past its declared size (it fails the CRC check instead).
+MAX_TOTAL_BYTES = 2 * 2**30  # far above any model this app can train
+MAX_MEMBERS = 64
+MAX_RATIO = 100  # weights barely compress, JSON about 5x; 100x means crafted data
+RATIO_MIN_BYTES = 1 * 2**20  # below 1 MiB the ratio does not matter
+
+PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".bin")
+NEVER_UNPICKLED = (
+    "Checkpoints here are never unpickled, because unpickling a file can run any code "
+    "hidden in it. Load a .zip bundle saved by Transformer Playground instead."
+)
+
+# JSON tags for what JSON lacks, in trainer_state (see _encode_state)
+_TAGS = frozenset({"__tensor__", "__ndarray__", "__tuple__", "__items__"})
+
+
+class BundleError(ValueError):
+    """A bundle that cannot be saved or loaded, with a message meant for a person."""
+
+
+@dataclass
+class Bundle:
+    """Everything a bundle holds, rebuilt and checked."""
+
+    model: GPT  # on the device asked for, in eval mode
+    tokenizer: Tokenizer
+    model_config: ModelConfig
+    train_config: TrainConfig
+    history: list[dict[str, Any]]
+    trainer_state: dict[str, Any] | None  # as given to save_bundle (tensors on the CPU)
+    meta: dict[str, Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# Saving
+
+
+def save_bundle(
+    path: str | os.PathLike,
+    model: torch.nn.Module,
+    tokenizer: Tokenizer,
+    train_config: TrainConfig | dict[str, Any],
+    history: list[dict[str, Any]],
+    trainer_state: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``model`` and what belongs with it to one ``.zip`` file, atomically.
+
+    ``trainer_state`` is what resuming needs, for example ``{"step": 120, "optimizer":
+    optimizer.state_dict(), "rng": torch.get_rng_state()}``: nested dicts, lists and
+    tuples of tensors, numpy arrays, numbers, strings and None. Anything else is refused
+    rather than pickled. Returns the path written.
+    """
+    path = Path(path)
+    if path.suffix.lower() != ".zip":
+        raise BundleError(f"A bundle is a .zip file; name it like '{path.stem}.zip', not '{path.name}'.")
+    model = getattr(model, "_orig_mod", model)  # a torch.compile wrapper holds the real model
+    model_config: ModelConfig = model.config
+    if tokenizer.vocab_size != model_config.vocab_size:
+        raise BundleError(
+            f"The tokenizer has {tokenizer.vocab_size} tokens but the model was built for "
+            f"{model_config.vocab_size}; they do not belong together, so no bundle was written."
+        )
+    if not isinstance(train_config, TrainConfig):
+        train_config = _config(TrainConfig, train_config, "training settings")
+    meta = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "playground_version": __version__,
+        "torch_version": torch.__version__,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "tokenizer_kind": tokenizer.kind,
+        "num_params": sum(p.numel() for p in model.parameters()),  # a tied matrix counts once
+        "has_trainer_state": trainer_state is not None,
+    }
+    members = [  # (name, bytes, compressed?)
+        (META, _json_bytes(meta), True),
+        (MODEL_CONFIG, _json_bytes(model_config.to_dict()), True),
+        (TRAIN_CONFIG, _json_bytes(train_config.to_dict()), True),
+        (TOKENIZER, tokenizer.to_json().encode("utf-8"), True),
+        (HISTORY, _json_bytes(list(history)), True),
+        (WEIGHTS, _weights_bytes(model), False),  # random-looking floats: deflate gains nothing
+    ]
+    if trainer_state is not None:
+        tensors: dict[str, torch.Tensor] = {}
+        encoded = _encode_state(trainer_state, tensors, "trainer_state")
+        members += [
+            (STATE_JSON, _json_bytes(encoded), True),
+            (STATE_TENSORS, safetensors.torch.save(tensors), False),
+        ]
+    _write_atomically(path, members)
+    return path
+
+
+def _weights_bytes(model: torch.nn.Module) -> bytes:
+    """The state dict as safetensors, each shared tensor stored once.
+
+    safetensors refuses two names for one memory, which a tied output layer is. The second
+    name is left out and recorded in the metadata as {left-out name: kept name}, the
+    convention of ``safetensors.torch.save_model``, so that ``load_model`` reads it too.
+    """
+    tensors: dict[str, torch.Tensor] = {}
+    aliases: dict[str, str] = {}
+    seen: dict[tuple, str] = {}
+    for name, t in model.state_dict().items():
+        key = (t.device, t.data_ptr(), t.dtype, tuple(t.shape), tuple(t.stride()))
+        if t.numel() and key in seen:
+            aliases[name] = seen[key]
+            continue
+        seen[key] = name
+        tensors[name] = t.detach().to("cpu").contiguous()
+    return safetensors.torch.save(tensors, metadata={"format": "pt", **aliases})
+
+
+def _write_atomically(path: Path, members: list[tuple[str, bytes, bool]]) -> None:
+    """Write the zip to a hidden temporary file beside ``path``, then rename it into place.
+
+    The rename is atomic on one file system, so ``path`` is always either the old file or
+    the complete new one. The temporary name (``.name.zip.XXXX.tmp``) does not look like a
+    bundle, and it is removed if anything fails.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            with zipfile.ZipFile(f, "w") as zf:
+                stamp = datetime.now().timetuple()[:6]
+                for name, data, compress in members:
+                    info = zipfile.ZipInfo(name, date_time=stamp)
+                    info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+                    zf.writestr(info, data)
+            f.flush()
+            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
+        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; a bundle is an ordinary file
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX only)
+        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _json_bytes(obj: Any) -> bytes:
+    return json.dumps(obj, indent=1, ensure_ascii=False, default=_json_default).encode("utf-8")
+
+
+def _json_default(obj: Any) -> Any:
+    """Plain values for what training records may carry: numpy and 0-d torch scalars, dataclasses."""
+    if isinstance(obj, (np.generic, torch.Tensor)) and getattr(obj, "ndim", 0) == 0:
+        return obj.item()
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.asdict(obj)
+    raise TypeError(f"{type(obj).__name__} cannot be stored in a bundle's JSON")
+
+
+def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any:
+    """``obj`` as JSON, its tensors moved into ``tensors`` and replaced by tags.
+
+    JSON has no tensors, tuples or non-string keys, all of which an optimizer's state dict
+    uses ({0: {"exp_avg": tensor}}, betas=(0.9, 0.99)); the tags keep them exact:
+
+    >>> tensors = {}
+    >>> _encode_state({0: (1, torch.zeros(2))}, tensors, "state")
+    {'__items__': [[0, {'__tuple__': [1, {'__tensor__': 't0'}]}]]}
+    """
+    if isinstance(obj, torch.Tensor):
+        name = f"t{len(tensors)}"
+        tensors[name] = obj.detach().to("cpu").contiguous().clone()  # clone: no shared memory
+        return {"__tensor__": name}
+    if isinstance(obj, np.ndarray):
+        name = f"t{len(tensors)}"
+        try:
+            tensors[name] = torch.from_numpy(np.ascontiguousarray(obj).copy())
+        except TypeError:
+            raise BundleError(f"{where} is a numpy array of {obj.dtype}, which a bundle cannot store.") from None
+        return {"__ndarray__": name}
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, tuple):
+        return {"__tuple__": [_encode_state(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]}
+    if isinstance(obj, list):
+        return [_encode_state(v, tensors, f"{where}[{i}]") for i, v in enumerate(obj)]
+    if isinstance(obj, dict):
+        if all(isinstance(k, str) for k in obj) and not _TAGS & obj.keys():
+            return {k: _encode_state(v, tensors, f"{where}.{k}") for k, v in obj.items()}
+        return {"__items__": [
+            [_encode_state(k, tensors, f"{where} key"), _encode_state(v, tensors, f"{where}[{k!r}]")]
+            for k, v in obj.items()
+        ]}
+    raise BundleError(
+        f"{where} is a {type(obj).__name__}; trainer_state may hold only tensors, numpy "
+        f"arrays, numbers, strings, None, lists, tuples and dicts (bundles never pickle)."
+    )
+
+
+def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
+    """The inverse of ``_encode_state``."""
+    if isinstance(obj, list):
+        return [_decode_state(v, tensors) for v in obj]
+    if not isinstance(obj, dict):
+        return obj
+    if obj.keys() == {"__tensor__"}:
+        return tensors[obj["__tensor__"]]
+    if obj.keys() == {"__ndarray__"}:
+        return tensors[obj["__ndarray__"]].numpy()
+    if obj.keys() == {"__tuple__"}:
+        return tuple(_decode_state(v, tensors) for v in obj["__tuple__"])
+    if obj.keys() == {"__items__"}:
+        return {_decode_state(k, tensors): _decode_state(v, tensors) for k, v in obj["__items__"]}
+    return {k: _decode_state(v, tensors) for k, v in obj.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> Bundle:
+    """Read a bundle, check every part, and rebuild the model on ``device`` (in eval mode).
+
+    Raises ``BundleError`` saying what is wrong for a file that is missing, not a zip,
+    damaged, a pickle, another program's zip, from a newer format, incomplete, or whose
+    parts do not fit together (settings, weights and tokenizer).
+    """
+    path = Path(path)
+    members = _read_members(path)
+    name = path.name
+
+    meta = _json_member(members, META, name)
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise BundleError(f"'{name}' is a zip file, but not a Transformer Playground bundle.")
+    version = meta.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise BundleError(f"'{name}' has an unknown bundle format version ({version!r}); it is damaged.")
+    if version > FORMAT_VERSION:
+        raise BundleError(
+            f"'{name}' was saved by a newer Transformer Playground (bundle format {version}; "
+            f"this one reads format {FORMAT_VERSION}). Update the playground to load it."
+        )
+    missing = [m for m in REQUIRED if m not in members]
+    if meta.get("has_trainer_state"):
+        missing += [m for m in (STATE_JSON, STATE_TENSORS) if m not in members]
+    if missing:
+        raise BundleError(
+            f"'{name}' is incomplete: it lacks {', '.join(missing)}. Save the bundle again."
+        )
+
+    model_config = _config(ModelConfig, _json_member(members, MODEL_CONFIG, name), "model settings")
+    train_config = _config(TrainConfig, _json_member(members, TRAIN_CONFIG, name), "training settings")
+    try:
+        tokenizer = tokenizer_from_json(members[TOKENIZER].decode("utf-8"))
+    except (TokenizerError, UnicodeDecodeError) as exc:
+        raise BundleError(f"The tokenizer in '{name}' cannot be rebuilt: {exc}") from exc
+    if tokenizer.vocab_size != model_config.vocab_size:
+        raise BundleError(
+            f"In '{name}' the tokenizer has {tokenizer.vocab_size} tokens but the model was "
+            f"built for {model_config.vocab_size}: the parts come from different runs."
+        )
+    history = _json_member(members, HISTORY, name)
+    if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
+        raise BundleError(f"The training history in '{name}' is damaged (expected a list of records).")
+
+    model = _model_from_weights(model_config, members[WEIGHTS], name)
+    trainer_state = None
+    if STATE_JSON in members:
+        tensors, _ = _safetensors(members.get(STATE_TENSORS, b""), f"the trainer state in '{name}'")
+        try:
+            trainer_state = _decode_state(_json_member(members, STATE_JSON, name), tensors)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BundleError(f"The trainer state in '{name}' is damaged ({exc!r}).") from exc
+    return Bundle(model.to(device).eval(), tokenizer, model_config, train_config, history, trainer_state, meta)
+
+
+def _read_members(path: Path) -> dict[str, bytes]:
+    """The known members of the zip at ``path``, read in memory after every guard."""
+    name = path.name
+    if not path.exists():
+        raise BundleError(f"There is no file at '{path}'.")
+    if path.is_dir():
+        raise BundleError(f"'{path}' is a folder; choose the bundle's .zip file.")
+    if path.suffix.lower() in PICKLE_SUFFIXES:
+        raise BundleError(f"'{name}' looks like a PyTorch pickle file ({path.suffix}). {NEVER_UNPICKLED}")
+    with open(path, "rb") as f:
+        head = f.read(8)
+    if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode, protocols 2-5
+        raise BundleError(f"'{name}' is a Python pickle. {NEVER_UNPICKLED}")
+    if not zipfile.is_zipfile(path):
+        if path.suffix.lower() == ".zip":
+            raise BundleError(
+                f"'{name}' is damaged or incomplete: it is named .zip, but its zip directory "
+                f"cannot be found (an interrupted download or copy does that)."
+            )
+        raise BundleError(f"'{name}' is not a Transformer Playground bundle (a .zip file).")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            _check_listing(infos, name)
+            return {i.filename: zf.read(i) for i in infos if i.filename in KNOWN}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise BundleError(
+            f"'{name}' is damaged: a part of the zip cannot be read ({exc}). Save or download it again."
+        ) from exc
+
+
+def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
+    """Refuse crafted zips, pickles inside zips, and zips of something else, before reading."""
+    names = [i.filename for i in infos]
+    for member in names:
+        parts = member.replace("\\", "/").split("/")
+        if member.startswith(("/", "\\")) or "\\" in member or ".." in parts or ":" in parts[0]:
+            raise BundleError(f"'{name}' contains a suspicious entry ({member!r}); it was not loaded.")
+    if len(names) != len(set(names)):
+        raise BundleError(f"'{name}' lists the same entry twice; it was not loaded.")
+    if len(names) > MAX_MEMBERS:
+        raise BundleError(f"'{name}' holds {len(names)} entries, far more than a bundle; it was not loaded.")
+    total = sum(i.file_size for i in infos)
+    if total > MAX_TOTAL_BYTES:
+        raise BundleError(
+            f"'{name}' would unpack to {total / 2**30:.1f} GiB, more than the "
+            f"{MAX_TOTAL_BYTES / 2**30:.0f} GiB a bundle may hold; it was not loaded."
+        )
+    for i in infos:
+        if i.file_size > RATIO_MIN_BYTES and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise BundleError(
+                f"'{name}' has an entry that unpacks {i.file_size // max(i.compress_size, 1):,} "
+                f"times larger than it is stored ({i.filename}); that is a zip bomb, not a "
+                f"bundle, so it was not loaded."
+            )
+    if any(m.endswith((".pkl", ".pickle")) for m in names):
+        raise BundleError(f"'{name}' holds pickled data (a torch.save file?). {NEVER_UNPICKLED}")
+    if META not in names:
+        nested = [m for m in names if m.endswith("/" + META)]
+        hint = (
+            f" Its files sit in a folder ({nested[0].rsplit('/', 1)[0]}/); zip the files themselves."
+            if nested else f" It holds: {', '.join(names[:5])}{' ...' if len(names) > 5 else ''}."
+        )
+        raise BundleError(f"'{name}' is a zip file, but not a Transformer Playground bundle.{hint}")
+
+
+def _json_member(members: dict[str, bytes], member: str, name: str) -> Any:
+    if member not in members:
+        raise BundleError(f"'{name}' is incomplete: it lacks {member}. Save the bundle again.")
+    try:
+        return json.loads(members[member].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise BundleError(f"{member} in '{name}' is damaged (not valid JSON: {exc}).") from exc
+
+
+def _config(cls, data: Any, what: str):
+    """A config from a dict, any problem turned into a BundleError that keeps its message."""
+    if not isinstance(data, dict):
+        raise BundleError(f"The {what} in this bundle are damaged (expected a JSON object).")
+    try:
+        return cls.from_dict(data)
+    except (ConfigError, TypeError) as exc:
+        raise BundleError(f"The {what} in this bundle cannot be used: {exc}") from exc
+
+
+def _safetensors(data: bytes, what: str) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
+    """Tensors and metadata from safetensors bytes (the header is 8 bytes of length + JSON)."""
+    try:
+        (header_len,) = struct.unpack("<Q", data[:8])
+        if header_len > len(data) - 8:
+            raise ValueError("the header is longer than the file")
+        metadata = json.loads(data[8:8 + header_len]).get("__metadata__") or {}
+        return safetensors.torch.load(data), metadata
+    except Exception as exc:  # safetensors raises its own SafetensorError; struct, json theirs
+        raise BundleError(f"The tensors of {what} are damaged ({exc}).") from exc
+
+
+def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
+    """Build ``GPT(config)`` and load the weights, after checking they fit it exactly."""
+    tensors, metadata = _safetensors(data, f"the model in '{name}'")
+    for left_out, kept in metadata.items():  # restore the names of shared (tied) tensors
+        if left_out not in tensors and kept in tensors:
+            tensors[left_out] = tensors[kept]
+    model = GPT(config)
+    expected = model.state_dict()
+    problems = [f"{k} is missing" for k in expected if k not in tensors]
+    problems += [f"{k} is not part of this model" for k in tensors if k not in expected]
+    problems += [
+        f"{k} is {tuple(tensors[k].shape)} but these settings make it {tuple(expected[k].shape)}"
+        for k in expected if k in tensors and tensors[k].shape != expected[k].shape
+    ]
+    problems += [
+        f"{k} holds {tensors[k].dtype} values, not floating-point weights"
+        for k in expected if k in tensors and not tensors[k].is_floating_point()
+    ]
+    if problems:
+        shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+        raise BundleError(f"The weights in '{name}' do not fit its model settings: {shown}.")
+    first_of: dict[int, str] = {}
+    for k, t in expected.items():  # names the settings tie must hold equal matrices
+        if t.numel() and first_of.setdefault(t.data_ptr(), k) != k:
+            if not torch.equal(tensors[k], tensors[first_of[t.data_ptr()]]):
+                raise BundleError(
+                    f"The weights in '{name}' hold different values for {first_of[t.data_ptr()]} "
+                    f"and {k}, but its settings tie them (tie_weights=True)."
+                )
+    model.load_state_dict(tensors, strict=True)
+    return model

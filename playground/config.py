@@ -1,0 +1,239 @@
+"""Typed settings for the model and for training, and the named presets.
+
+Every field has the same name in code, in the CLI (``--n_embd``) and in the page, so one
+vocabulary runs through the project. Each config checks itself when built and raises a
+``ConfigError`` whose message says what is wrong in plain words and what to do instead.
+
+>>> cfg = ModelConfig(n_embd=96, n_head=4)
+>>> cfg.head_size
+24
+>>> ModelConfig(n_embd=100, n_head=3)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+playground.config.ConfigError: The width n_embd=100 must divide evenly among the 3 attention heads ...
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+POSITIONS = ("learned", "sinusoidal", "rope", "none")
+NORMS = ("layernorm", "rmsnorm")
+NORM_PLACEMENTS = ("pre", "post")
+ACTIVATIONS = ("gelu", "relu", "swiglu")
+DEVICES = ("auto", "cpu", "cuda", "mps")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+class ConfigError(ValueError):
+    """A setting that cannot work, with a message meant for a person."""
+
+
+def _check_int(name: str, value: Any, low: int, high: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be a whole number, got {value!r}.")
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:,} and {high:,}, got {value:,}.")
+
+
+def _check_float(name: str, value: Any, low: float, high: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise ConfigError(f"{name} must be a number, got {value!r}.")
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value:g}.")
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
+
+
+@dataclass
+class ModelConfig:
+    """The shape and the architecture variants of a decoder-only Transformer."""
+
+    vocab_size: int = 65  # 65 distinct characters in Tiny Shakespeare
+    block_size: int = 64  # context length: how many tokens the model sees at once
+    n_layer: int = 4
+    n_head: int = 4
+    n_embd: int = 128  # the width of every token's vector
+    dropout: float = 0.0  # 0 for small data and short runs; 0.1-0.2 once a model overfits
+    bias: bool = False  # nanoGPT: no biases is slightly better and faster
+    pos: str = "learned"  # learned | sinusoidal | rope | none
+    norm: str = "layernorm"  # layernorm | rmsnorm
+    norm_placement: str = "pre"  # pre (GPT-2 and later) | post (the 2017 paper)
+    activation: str = "gelu"  # gelu | relu | swiglu
+    mlp_ratio: float = 4.0  # feed-forward width = mlp_ratio * n_embd (2/3 of it for swiglu)
+    tie_weights: bool = True  # the output layer reuses the token embedding matrix
+    scale_embedding: bool = False  # multiply token embeddings by sqrt(n_embd), as in the 2017 paper
+    rope_base: float = 10000.0
+    norm_eps: float = 1e-5
+
+    def __post_init__(self) -> None:
+        _check_int("vocab_size", self.vocab_size, 2, 1_000_000)
+        _check_int("block_size", self.block_size, 1, 65_536)
+        _check_int("n_layer", self.n_layer, 1, 256)
+        _check_int("n_head", self.n_head, 1, 256)
+        _check_int("n_embd", self.n_embd, 1, 65_536)
+        _check_float("dropout", self.dropout, 0.0, 0.9)
+        _check_float("mlp_ratio", self.mlp_ratio, 0.25, 64.0)
+        _check_float("rope_base", self.rope_base, 2.0, 1e9)
+        _check_float("norm_eps", self.norm_eps, 1e-12, 1e-1)
+        _check_choice("pos", self.pos, POSITIONS)
+        _check_choice("norm", self.norm, NORMS)
+        _check_choice("norm_placement", self.norm_placement, NORM_PLACEMENTS)
+        _check_choice("activation", self.activation, ACTIVATIONS)
+        if self.n_embd % self.n_head:
+            raise ConfigError(
+                f"The width n_embd={self.n_embd} must divide evenly among the {self.n_head} "
+                f"attention heads (each head gets n_embd / n_head numbers). Try n_embd="
+                f"{max(self.n_head, round(self.n_embd / self.n_head) * self.n_head)} "
+                f"or a number of heads that divides {self.n_embd}."
+            )
+        if self.pos == "rope" and self.head_size % 2:
+            raise ConfigError(
+                f"RoPE rotates the numbers of each head in pairs, so the head size "
+                f"(n_embd / n_head = {self.head_size}) must be even. Change n_embd or n_head, "
+                f"or pick another kind of position encoding."
+            )
+
+    @property
+    def head_size(self) -> int:
+        return self.n_embd // self.n_head
+
+    @property
+    def hidden_size(self) -> int:
+        """Width of the feed-forward layer; SwiGLU's three matrices keep about the same count."""
+        hidden = int(self.mlp_ratio * self.n_embd)
+        return max(1, int(2 * hidden / 3)) if self.activation == "swiglu" else hidden
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ModelConfig":
+        return _from_dict(cls, data)
+
+
+@dataclass
+class TrainConfig:
+    """How to train: optimiser, schedule, evaluation, device and precision."""
+
+    max_steps: int = 2000
+    batch_size: int = 12  # sequences per step (the global batch, whatever the process count)
+    grad_accum: int = 1  # micro-steps per optimiser step; batch_size is split among them
+    lr: float = 1e-3  # peak learning rate, reached after the warmup
+    min_lr: float = 1e-4  # the cosine decay ends here (about lr / 10, per Chinchilla)
+    warmup_steps: int = 100
+    lr_decay_steps: int = 0  # 0 means decay over the whole run (max_steps)
+    weight_decay: float = 0.1  # applied to matrices only, never to norms, biases or embeddings' gains
+    beta1: float = 0.9
+    beta2: float = 0.99  # 0.99 instead of 0.999: each step sees few tokens
+    grad_clip: float = 1.0  # 0 turns clipping off
+    label_smoothing: float = 0.0
+    eval_interval: int = 250  # steps between evaluations of train and validation loss
+    eval_iters: int = 20  # batches averaged per evaluation
+    sample_tokens: int = 0  # tokens of sample text generated at each evaluation (0: none)
+    val_fraction: float = 0.1  # the last 10% of the text is held out, as in nanoGPT
+    seed: int = 1337
+    device: str = "auto"  # auto picks CUDA, then Apple MPS, then CPU
+    dtype: str = "auto"  # auto: bfloat16 where the hardware is fast at it, else float32
+    compile: bool = False  # torch.compile: faster steps after a warm-up of ~30 s on CPU
+    threads: int = 0  # CPU threads; 0 lets PyTorch decide
+
+    def __post_init__(self) -> None:
+        _check_int("max_steps", self.max_steps, 1, 10_000_000)
+        _check_int("batch_size", self.batch_size, 1, 65_536)
+        _check_int("grad_accum", self.grad_accum, 1, 65_536)
+        _check_float("lr", self.lr, 1e-8, 10.0)
+        _check_float("min_lr", self.min_lr, 0.0, 10.0)
+        _check_int("warmup_steps", self.warmup_steps, 0, 10_000_000)
+        _check_int("lr_decay_steps", self.lr_decay_steps, 0, 10_000_000)
+        _check_float("weight_decay", self.weight_decay, 0.0, 10.0)
+        _check_float("beta1", self.beta1, 0.0, 0.9999)
+        _check_float("beta2", self.beta2, 0.0, 0.99999)
+        _check_float("grad_clip", self.grad_clip, 0.0, 1e6)
+        _check_float("label_smoothing", self.label_smoothing, 0.0, 0.9)
+        _check_int("eval_interval", self.eval_interval, 1, 10_000_000)
+        _check_int("eval_iters", self.eval_iters, 1, 10_000)
+        _check_int("sample_tokens", self.sample_tokens, 0, 10_000)
+        _check_float("val_fraction", self.val_fraction, 0.01, 0.5)
+        _check_int("seed", self.seed, 0, 2**63 - 1)
+        _check_choice("device", self.device, DEVICES)
+        _check_choice("dtype", self.dtype, DTYPES)
+        _check_int("threads", self.threads, 0, 1024)
+        if self.min_lr > self.lr:
+            raise ConfigError(
+                f"min_lr ({self.min_lr:g}) is where the learning rate ends, so it cannot be "
+                f"above the peak lr ({self.lr:g})."
+            )
+        if self.batch_size % self.grad_accum:
+            raise ConfigError(
+                f"batch_size={self.batch_size} must split evenly into grad_accum="
+                f"{self.grad_accum} micro-batches."
+            )
+
+    @property
+    def decay_steps(self) -> int:
+        return self.lr_decay_steps or self.max_steps
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
+        return _from_dict(cls, data)
+
+
+def _from_dict(cls, data: dict[str, Any]):
+    """Build a config from a dict, refusing unknown keys with a clear message."""
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"Unknown {cls.__name__} settings: {', '.join(unknown)}.")
+    return cls(**data)
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named starting point: a model, a training recipe and a one-line description."""
+
+    name: str
+    description: str
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset(
+            "tiny",
+            "A very small model that trains in about a minute on a laptop CPU.",
+            ModelConfig(block_size=64, n_layer=2, n_head=4, n_embd=64, pos="rope"),
+            TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, warmup_steps=30,
+                        eval_interval=100, eval_iters=10, sample_tokens=120),
+        ),
+        Preset(
+            "nanogpt-cpu",
+            "nanoGPT's CPU recipe for Tiny Shakespeare: 4 layers, 128 wide, 2000 steps.",
+            ModelConfig(block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0),
+            TrainConfig(max_steps=2000, batch_size=12, lr=1e-3, min_lr=1e-4, warmup_steps=100,
+                        beta2=0.99, eval_interval=250, eval_iters=20),
+        ),
+        Preset(
+            "nanogpt-gpu",
+            "nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, 384 wide, context 256.",
+            ModelConfig(block_size=256, n_layer=6, n_head=6, n_embd=384, dropout=0.2),
+            TrainConfig(max_steps=5000, batch_size=64, lr=1e-3, min_lr=1e-4, warmup_steps=100,
+                        beta2=0.99, eval_interval=250, eval_iters=200),
+        ),
+    ]
+}
+
+
+def replace(config, **changes):
+    """A copy of a config with some fields changed (and checked again)."""
+    return dataclasses.replace(config, **changes)

@@ -1,0 +1,223 @@
+"""Where the model runs and in which number format: device and dtype choice.
+
+"auto" picks CUDA, then Apple's MPS, then the CPU. The number format follows the hardware:
+bfloat16 on GPUs that support it, float32 on MPS, and on the CPU bfloat16 only when a
+quick measurement shows this CPU is clearly faster at it (AMX does that; most CPUs
+without it are slower in bfloat16 than in float32). Nothing is assumed from a CPU's name.
+
+>>> pick_device("cpu")
+device(type='cpu')
+>>> pick_dtype("float32", torch.device("cpu"))
+torch.float32
+>>> with autocast_context(torch.device("cpu"), torch.float32):
+...     pass                          # float32 needs no autocast: a plain context
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import statistics
+import time
+from pathlib import Path
+
+import torch
+
+from playground.config import DTYPES, ConfigError
+
+DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+# bfloat16 must beat float32 by this factor on the probe before "auto" uses it on a CPU:
+# a marginal win is not worth the lost precision, and the timing is noisy on shared cores.
+BF16_SPEEDUP_REQUIRED = 1.3
+
+
+class DeviceError(ConfigError):
+    """A device or number format that this machine cannot provide, said plainly."""
+
+
+def pick_device(pref: str = "auto") -> torch.device:
+    """The device to run on: "auto" (CUDA, then MPS, then CPU) or the one asked for.
+
+    A device that is asked for but not present is an error, not a silent fallback, so a
+    user who wanted the GPU learns that they are not getting it.
+
+    >>> pick_device("cpu")
+    device(type='cpu')
+    >>> pick_device("tpu")
+    Traceback (most recent call last):
+    ...
+    playground.device.DeviceError: Unknown device 'tpu'. Choose auto, cpu, cuda or mps.
+    """
+    pref = str(pref or "auto").strip().lower()
+    if pref == "auto":
+        if torch.cuda.is_available():
+            return torch.device("cuda")
+        if torch.backends.mps.is_available():
+            return torch.device("mps")
+        return torch.device("cpu")
+    try:
+        device = torch.device(pref)
+    except RuntimeError:
+        raise DeviceError(f"Unknown device {pref!r}. Choose auto, cpu, cuda or mps.") from None
+    if device.type == "cpu":
+        return device
+    if device.type == "cuda":
+        if not torch.cuda.is_available():
+            raise DeviceError(
+                "CUDA was asked for, but this machine has no usable NVIDIA GPU (or this "
+                "PyTorch build has no CUDA support). Choose device auto or cpu."
+            )
+        count = torch.cuda.device_count()
+        if device.index is not None and device.index >= count:
+            raise DeviceError(
+                f"GPU number {device.index} was asked for, but this machine has {count} "
+                f"GPU{'s' if count != 1 else ''} (numbered from 0). Choose cuda or auto."
+            )
+        return device
+    if device.type == "mps":
+        if not torch.backends.mps.is_available():
+            raise DeviceError(
+                "Apple's MPS was asked for, but it is not available here (it needs a Mac "
+                "with Apple silicon and a PyTorch build with MPS). Choose device auto or cpu."
+            )
+        return device
+    raise DeviceError(f"Unknown device {pref!r}. Choose auto, cpu, cuda or mps.")
+
+
+def describe_device(device: torch.device) -> str:
+    """One line for people: which device, and what matters about it.
+
+    >>> describe_device(torch.device("cpu"))  # doctest: +SKIP
+    'CPU (2 threads, bf16 fast: no)'
+    """
+    device = torch.device(device)
+    if device.type == "cuda":
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        props = torch.cuda.get_device_properties(index)
+        return f"GPU: {props.name} ({props.total_memory / 2**30:.0f} GiB)"
+    if device.type == "mps":
+        return "Apple GPU (MPS)"
+    fast = "yes" if cpu_bf16_is_fast() else "no"
+    return f"CPU ({torch.get_num_threads()} threads, bf16 fast: {fast})"
+
+
+def pick_dtype(pref: str, device: torch.device) -> torch.dtype:
+    """The number format for training and inference on ``device``.
+
+    "auto": bfloat16 on a CUDA GPU that supports it, else float32 (float16 would need a
+    gradient scaler, and float32 is always correct); float32 on MPS; on a CPU bfloat16
+    only where ``cpu_bf16_is_fast()`` measured it clearly faster.
+
+    >>> pick_dtype("bfloat16", torch.device("cpu"))
+    torch.bfloat16
+    """
+    device = torch.device(device)
+    if pref not in DTYPES:
+        raise DeviceError(f"dtype must be one of {', '.join(DTYPES)}; got {pref!r}.")
+    if pref != "auto":
+        dtype = DTYPE_BY_NAME[pref]
+        if device.type == "cuda" and dtype == torch.bfloat16 and not torch.cuda.is_bf16_supported():
+            raise DeviceError(
+                "This GPU cannot compute in bfloat16. Choose dtype auto or float32."
+            )
+        return dtype
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32
+    if device.type == "cpu" and cpu_bf16_is_fast():
+        return torch.bfloat16
+    return torch.float32
+
+
+def autocast_context(device: torch.device, dtype: torch.dtype):
+    """A mixed-precision context for the forward pass and the loss (weights stay float32).
+
+    >>> ctx = autocast_context(torch.device("cpu"), torch.bfloat16)
+    >>> with ctx:
+    ...     (torch.ones(2, 2) @ torch.ones(2, 2)).dtype
+    torch.bfloat16
+    """
+    device = torch.device(device)
+    if dtype == torch.float32:
+        return contextlib.nullcontext()
+    return torch.autocast(device_type=device.type, dtype=dtype)
+
+
+def setup_backends(device: torch.device) -> None:
+    """Fast defaults for ``device``: on CUDA, float32 matmuls through TF32 tensor cores.
+
+    Only the CUDA switches are touched. ``torch.set_float32_matmul_precision`` would also
+    change CPU (oneDNN) matmuls, and the CPU path must stay exact float32.
+    """
+    if torch.device(device).type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
+
+
+def cpu_has_amx(cpuinfo: str | Path = "/proc/cpuinfo") -> bool:
+    """Whether the CPU reports Intel AMX for bfloat16 (Linux only; False elsewhere).
+
+    Information for people only: the dtype choice trusts ``cpu_bf16_is_fast()``, a
+    measurement, never this flag.
+    """
+    try:
+        text = Path(cpuinfo).read_text(errors="replace")
+    except OSError:
+        return False
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return "amx_bf16" in line.split(":", 1)[-1].split()
+    return False
+
+
+def _median_matmul_seconds(
+    n: int, dtype: torch.dtype, reps: int, device: torch.device = torch.device("cpu")
+) -> float:
+    """Median wall time of one (n, n) @ (n, n) matmul in ``dtype`` after one warm-up."""
+    a = torch.randn(n, n, device=device).to(dtype)
+    b = torch.randn(n, n, device=device).to(dtype)
+    times = []
+    for i in range(reps + 1):
+        _synchronize(device)
+        start = time.perf_counter()
+        a @ b
+        _synchronize(device)
+        if i:  # the first run pays for allocation and kernel selection
+            times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _synchronize(device: torch.device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_bf16_is_fast(n: int = 512, reps: int = 5) -> bool:
+    """Measure once per process whether a bfloat16 matmul beats float32 clearly here.
+
+    About 0.1 s on most CPUs. True on CPUs with AMX; False on most others, where bfloat16
+    matmuls are emulated and slower than float32.
+    """
+    bf16 = _median_matmul_seconds(n, torch.bfloat16, reps)
+    fp32 = _median_matmul_seconds(n, torch.float32, reps)
+    return bf16 * BF16_SPEEDUP_REQUIRED < fp32
+
+
+def peak_flops(
+    device: torch.device, dtype: torch.dtype = torch.float32, n: int | None = None, reps: int = 5
+) -> float:
+    """The matmul throughput this machine reaches, in FLOP/s: the denominator of MFU.
+
+    Median over ``reps`` square matmuls of size ``n`` (2048 on a CPU, 8192 on a GPU);
+    one matmul costs 2·n³ floating-point operations.
+
+    >>> peak_flops(torch.device("cpu"), n=256, reps=2) > 0
+    True
+    """
+    device = torch.device(device)
+    if n is None:
+        n = 2048 if device.type == "cpu" else 8192
+    return 2 * n**3 / _median_matmul_seconds(n, dtype, reps, device)

@@ -1,0 +1,141 @@
+"""Text generation, one token at a time, with the sampling controls the page offers.
+
+Sampling is a chain of small pure functions (as in gpt-fast): logits -> probabilities
+(temperature, top-k, top-p) -> one token. ``generate`` streams a ``GenerationStep`` per token
+with the text it adds and the most likely next tokens, for the probability chart.
+
+The window the model reads: at most ``block_size`` tokens. When it is full, it slides by a
+quarter of the context at once, keeping the last three quarters; the KV cache is then
+refilled from that window. The uncached path reads exactly the same windows, so both give
+the same tokens, and the cache only has to be refilled every ``block_size / 4`` tokens.
+
+>>> probs = logits_to_probs(torch.tensor([2.0, 1.0, 0.0]), temperature=1.0, top_k=2)
+>>> [round(p, 3) for p in probs.tolist()]
+[0.731, 0.269, 0.0]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import torch
+
+from playground.model import GPT
+
+
+@dataclass(frozen=True)
+class GenerationStep:
+    token_id: int
+    text: str  # the text this token adds (may be "" while a multi-byte character is incomplete)
+    top: list[tuple[str, float]]  # the most likely next tokens and their probabilities
+
+
+def logits_to_probs(logits: torch.Tensor, temperature: float = 1.0, top_k: int | None = None,
+                    top_p: float | None = None) -> torch.Tensor:
+    """Probabilities to sample from. Temperature 0 means greedy: all mass on the top token."""
+    logits = logits.float()
+    if temperature <= 0:
+        probs = torch.zeros_like(logits)
+        probs[logits.argmax()] = 1.0
+        return probs
+    logits = logits / temperature
+    if top_k is not None and 0 < top_k < logits.numel():
+        kth = torch.topk(logits, top_k).values[-1]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    probs = torch.softmax(logits, dim=-1)
+    if top_p is not None and 0 < top_p < 1:
+        sorted_probs, order = probs.sort(descending=True)
+        # keep the smallest set of tokens whose mass reaches top_p (always at least one)
+        outside = sorted_probs.cumsum(0) - sorted_probs >= top_p
+        sorted_probs[outside] = 0.0
+        probs = torch.zeros_like(probs).scatter(0, order, sorted_probs)
+        probs = probs / probs.sum()
+    return probs
+
+
+def sample(probs: torch.Tensor, generator: torch.Generator | None = None) -> int:
+    return int(torch.multinomial(probs, 1, generator=generator))
+
+
+def top_tokens(probs: torch.Tensor, tokenizer, n: int = 10) -> list[tuple[str, float]]:
+    values, ids = probs.topk(min(n, probs.numel()))
+    return [(tokenizer.token_str(int(i)), float(v)) for v, i in zip(values, ids) if v > 0]
+
+
+def prompt_ids(tokenizer, prompt: str) -> list[int]:
+    """The prompt's tokens; an empty prompt starts from a newline (or the first token)."""
+    ids = tokenizer.encode(prompt) if prompt else []
+    if not ids:
+        ids = tokenizer.encode("\n") if _encodes(tokenizer, "\n") else [0]
+    return ids
+
+
+def _encodes(tokenizer, text: str) -> bool:
+    try:
+        return bool(tokenizer.encode(text))
+    except ValueError:
+        return False
+
+
+@torch.no_grad()
+def generate(
+    model: GPT,
+    tokenizer,
+    prompt: str = "",
+    max_new_tokens: int = 200,
+    temperature: float = 1.0,
+    top_k: int | None = None,
+    top_p: float | None = None,
+    seed: int | None = None,
+    use_cache: bool = True,
+    top_n: int = 10,
+) -> Iterator[GenerationStep]:
+    """Stream new tokens after ``prompt``; see the module docstring for the window rule."""
+    if max_new_tokens < 0:
+        raise ValueError("max_new_tokens cannot be negative.")
+    was_training = model.training
+    model.eval()
+    device = next(model.parameters()).device
+    block_size = model.config.block_size
+    keep = block_size - max(1, block_size // 4)  # tokens kept when the window slides
+    generator = torch.Generator().manual_seed(seed) if seed is not None else None
+
+    ids = prompt_ids(tokenizer, prompt)
+    start = max(0, len(ids) - block_size)  # a long prompt is cropped to the context
+    cache, cache_start = None, start  # the cache holds tokens of the window at cache_start
+
+    def next_logits() -> torch.Tensor:
+        nonlocal start, cache, cache_start
+        if len(ids) - start > block_size:
+            start = len(ids) - keep
+        window = ids[start:]
+        if not use_cache:
+            return model(torch.tensor([window], device=device)).logits[0, -1]
+        if cache is None or cache_start != start:  # first call, or the window slid
+            cache, cache_start = model.new_cache(1), start
+        new = window[cache.length :]  # only tokens the cache has not seen
+        return model(torch.tensor([new], device=device), cache=cache).logits[0, -1]
+
+    emitted = ""
+    generated: list[int] = []
+    try:
+        for i in range(max_new_tokens):
+            probs = logits_to_probs(next_logits().cpu(), temperature, top_k, top_p)
+            token = sample(probs, generator)
+            ids.append(token)
+            generated.append(token)
+            text = tokenizer.decode(generated)
+            last = i == max_new_tokens - 1
+            if text.endswith("\ufffd") and not last:
+                new_text = ""  # an incomplete multi-byte character: wait for its other bytes
+            else:
+                new_text, emitted = text[len(emitted):], text
+            yield GenerationStep(token, new_text, top_tokens(probs, tokenizer, top_n))
+    finally:
+        model.train(was_training)
+
+
+def generate_text(model: GPT, tokenizer, prompt: str = "", **kwargs) -> str:
+    """All of ``generate`` at once: the new text only."""
+    return "".join(step.text for step in generate(model, tokenizer, prompt, **kwargs))

@@ -1,0 +1,426 @@
+"""A decoder-only Transformer written from PyTorch primitives, read top to bottom.
+
+The parts come before the whole: normalisation, positions, attention, feed-forward, block,
+and then ``GPT``. Every variant of the classic tutorials is picked when a module is built
+(``ModelConfig``), so each ``forward`` stays a straight line.
+
+Shapes: B = batch, T = tokens in this call, S = tokens attended to (T plus any cached ones),
+C = n_embd, nh = n_head, hs = head size (C / nh), V = vocab_size.
+
+>>> from playground.config import ModelConfig
+>>> model = GPT(ModelConfig(vocab_size=10, block_size=8, n_layer=1, n_head=2, n_embd=8))
+>>> logits, loss, attn = model(torch.zeros(1, 5, dtype=torch.long))
+>>> tuple(logits.shape), loss, attn
+((1, 5, 10), None, None)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from playground.config import ModelConfig, TrainConfig
+
+# ---------------------------------------------------------------------------------------------
+# Normalisation
+
+
+class LayerNorm(nn.Module):
+    """LayerNorm with an optional bias (PyTorch's own cannot drop just the bias)."""
+
+    def __init__(self, n_embd: int, bias: bool, eps: float):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(n_embd))
+        self.bias = nn.Parameter(torch.zeros(n_embd)) if bias else None
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.layer_norm(x, self.weight.shape, self.weight, self.bias, self.eps)
+
+
+class RMSNorm(nn.Module):
+    """Root-mean-square norm (Llama): rescale only, no centring, no bias."""
+
+    def __init__(self, n_embd: int, eps: float):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(n_embd))
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # computed in float32 so bf16 activations do not lose the small mean square
+        xf = x.float()
+        xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.eps)
+        return xf.type_as(x) * self.weight
+
+
+def make_norm(cfg: ModelConfig) -> nn.Module:
+    if cfg.norm == "rmsnorm":
+        return RMSNorm(cfg.n_embd, cfg.norm_eps)
+    return LayerNorm(cfg.n_embd, cfg.bias, cfg.norm_eps)
+
+
+# ---------------------------------------------------------------------------------------------
+# Positions: added to the token embeddings (learned, sinusoidal, none) or rotated into the
+# queries and keys inside attention (RoPE).
+
+
+class LearnedPositions(nn.Module):
+    """One trained vector per position, as in GPT-2."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(cfg.block_size, cfg.n_embd))
+
+    def forward(self, start: int, T: int) -> torch.Tensor:
+        return self.weight[start : start + T]  # (T, C)
+
+
+class SinusoidalPositions(nn.Module):
+    """The fixed sine/cosine table of "Attention Is All You Need" (no parameters)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        pos = torch.arange(cfg.block_size, dtype=torch.float32)[:, None]  # (block_size, 1)
+        i = torch.arange(0, cfg.n_embd, 2, dtype=torch.float32)  # (ceil(C/2),)
+        angle = pos / torch.pow(10000.0, i / cfg.n_embd)  # (block_size, ceil(C/2))
+        table = torch.zeros(cfg.block_size, cfg.n_embd)
+        table[:, 0::2] = torch.sin(angle)
+        table[:, 1::2] = torch.cos(angle[:, : cfg.n_embd // 2])
+        self.register_buffer("table", table, persistent=False)
+
+    def forward(self, start: int, T: int) -> torch.Tensor:
+        return self.table[start : start + T]  # (T, C)
+
+
+class NoPositions(nn.Module):
+    """No position signal at all: the causal mask alone tells tokens apart by order."""
+
+    def forward(self, start: int, T: int) -> float:
+        return 0.0
+
+
+class Rotary(nn.Module):
+    """Rotary position embedding (RoPE), in the half-split layout Llama uses.
+
+    Each head's vector is cut into two halves (x1, x2); pair i is rotated by the angle
+    position * base^(-2i/hs). Dot products between rotated queries and keys then depend on
+    the distance between positions only.
+    """
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        hs = cfg.head_size
+        inv_freq = 1.0 / (cfg.rope_base ** (torch.arange(0, hs, 2, dtype=torch.float32) / hs))
+        angle = torch.outer(torch.arange(cfg.block_size, dtype=torch.float32), inv_freq)
+        angle = torch.cat([angle, angle], dim=-1)  # (block_size, hs)
+        self.register_buffer("cos", angle.cos(), persistent=False)
+        self.register_buffer("sin", angle.sin(), persistent=False)
+
+    def forward(self, x: torch.Tensor, start: int) -> torch.Tensor:
+        T = x.size(-2)
+        cos, sin = self.cos[start : start + T], self.sin[start : start + T]  # (T, hs)
+        x1, x2 = x.chunk(2, dim=-1)
+        rotated = torch.cat([-x2, x1], dim=-1)
+        return (x * cos + rotated * sin).type_as(x)  # (B, nh, T, hs)
+
+
+def make_positions(cfg: ModelConfig) -> nn.Module:
+    return {"learned": LearnedPositions, "sinusoidal": SinusoidalPositions}.get(
+        cfg.pos, lambda _: NoPositions()
+    )(cfg)
+
+
+# ---------------------------------------------------------------------------------------------
+# The KV cache: keys and values of tokens already seen, so generation feeds one token a step.
+
+
+class LayerKVCache:
+    """Pre-allocated keys and values of one layer: (B, nh, max_len, hs) each."""
+
+    def __init__(self, B: int, n_head: int, max_len: int, head_size: int, device, dtype):
+        self.k = torch.zeros(B, n_head, max_len, head_size, device=device, dtype=dtype)
+        self.v = torch.zeros_like(self.k)
+        self.length = 0
+
+    def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        T = k.size(2)
+        if self.length + T > self.k.size(2):
+            raise ValueError(
+                f"The KV cache holds {self.k.size(2)} tokens; it cannot take {T} more after "
+                f"{self.length}. Start a new cache (generation slides its window for this)."
+            )
+        self.k[:, :, self.length : self.length + T] = k
+        self.v[:, :, self.length : self.length + T] = v
+        self.length += T
+        return self.k[:, :, : self.length], self.v[:, :, : self.length]  # (B, nh, S, hs)
+
+
+class KVCache:
+    """One ``LayerKVCache`` per layer; ``length`` is the number of tokens already cached."""
+
+    def __init__(self, layers: list[LayerKVCache]):
+        self.layers = layers
+
+    @property
+    def length(self) -> int:
+        return self.layers[0].length
+
+
+# ---------------------------------------------------------------------------------------------
+# Attention
+
+
+class CausalSelfAttention(nn.Module):
+    """Multi-head causal self-attention, scaled by 1/sqrt(head size).
+
+    Two paths compute the same thing: the fast fused kernel
+    (``F.scaled_dot_product_attention``) and, only when the caller asks for the weights, an
+    explicit softmax that also returns them.
+    """
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.n_head, self.head_size = cfg.n_head, cfg.head_size
+        self.qkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)
+        self.proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
+        self.proj.is_residual_projection = True  # scaled down at init, see GPT._init_weights
+        self.rotary = Rotary(cfg) if cfg.pos == "rope" else None
+        self.dropout = cfg.dropout
+        self.resid_dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, x, cache: LayerKVCache | None = None, return_attn: bool = False):
+        B, T, C = x.shape
+        start = cache.length if cache is not None else 0
+        q, k, v = self.qkv(x).split(C, dim=2)  # 3 x (B, T, C)
+        q, k, v = (t.view(B, T, self.n_head, self.head_size).transpose(1, 2) for t in (q, k, v))
+        if self.rotary is not None:  # (B, nh, T, hs)
+            q, k = self.rotary(q, start), self.rotary(k, start)
+        if cache is not None:
+            k, v = cache.append(k, v)  # (B, nh, S, hs), S = start + T
+        S = k.size(2)
+        if return_attn:
+            y, att = self._explicit_attention(q, k, v, start)
+        else:
+            y, att = self._fused_attention(q, k, v, start, S), None
+        y = y.transpose(1, 2).contiguous().view(B, T, C)  # (B, T, C): heads side by side again
+        return self.resid_dropout(self.proj(y)), att
+
+    def _causal_mask(self, T: int, S: int, start: int, device) -> torch.Tensor:
+        # query t sits at position start + t and may look at keys 0 .. start + t
+        q_pos = torch.arange(start, start + T, device=device)[:, None]
+        return torch.arange(S, device=device)[None, :] <= q_pos  # (T, S) bool
+
+    def _fused_attention(self, q, k, v, start: int, S: int) -> torch.Tensor:
+        dropout = self.dropout if self.training else 0.0
+        T = q.size(2)
+        if start == 0:  # no past: the kernel's own causal mask (top-left aligned) is right
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=T > 1)
+        mask = self._causal_mask(T, S, start, q.device)  # past keys: align the mask bottom-right
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+
+    def _explicit_attention(self, q, k, v, start: int):
+        T, S = q.size(2), k.size(2)
+        att = (q @ k.transpose(-2, -1)) / math.sqrt(self.head_size)  # (B, nh, T, S)
+        att = att.masked_fill(~self._causal_mask(T, S, start, q.device), float("-inf"))
+        att = att.softmax(dim=-1)
+        dropped = F.dropout(att, self.dropout, self.training)
+        return dropped @ v, att  # (B, nh, T, hs), (B, nh, T, S)
+
+
+# ---------------------------------------------------------------------------------------------
+# Feed-forward
+
+
+class MLP(nn.Module):
+    """Two linear layers with a ReLU or GELU between: widen, activate, project back."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.fc = nn.Linear(cfg.n_embd, cfg.hidden_size, bias=cfg.bias)
+        self.act = nn.GELU() if cfg.activation == "gelu" else nn.ReLU()
+        self.proj = nn.Linear(cfg.hidden_size, cfg.n_embd, bias=cfg.bias)
+        self.proj.is_residual_projection = True
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.proj(self.act(self.fc(x))))
+
+
+class SwiGLU(nn.Module):
+    """Gated feed-forward (PaLM, Llama): silu(gate(x)) * up(x), projected back."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.gate = nn.Linear(cfg.n_embd, cfg.hidden_size, bias=cfg.bias)
+        self.up = nn.Linear(cfg.n_embd, cfg.hidden_size, bias=cfg.bias)
+        self.proj = nn.Linear(cfg.hidden_size, cfg.n_embd, bias=cfg.bias)
+        self.proj.is_residual_projection = True
+        self.dropout = nn.Dropout(cfg.dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout(self.proj(F.silu(self.gate(x)) * self.up(x)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Blocks: attention then feed-forward, each with a residual connection and a norm.
+
+
+class PreNormBlock(nn.Module):
+    """x + f(norm(x)): the norm sits inside the residual branch (GPT-2 and later)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.ln_1, self.attn = make_norm(cfg), CausalSelfAttention(cfg)
+        self.ln_2 = make_norm(cfg)
+        self.mlp = SwiGLU(cfg) if cfg.activation == "swiglu" else MLP(cfg)
+
+    def forward(self, x, cache=None, return_attn=False):
+        y, att = self.attn(self.ln_1(x), cache, return_attn)
+        x = x + y
+        return x + self.mlp(self.ln_2(x)), att
+
+
+class PostNormBlock(PreNormBlock):
+    """norm(x + f(x)): the norm follows each residual sum (the 2017 paper)."""
+
+    def forward(self, x, cache=None, return_attn=False):
+        y, att = self.attn(x, cache, return_attn)
+        x = self.ln_1(x + y)
+        return self.ln_2(x + self.mlp(x)), att
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole model
+
+
+class ModelOutput(NamedTuple):
+    logits: torch.Tensor  # (B, T, V)
+    loss: torch.Tensor | None  # mean cross-entropy over all B*T targets, in nats
+    attn: list[torch.Tensor] | None  # per layer (B, nh, T, S), only when asked for
+
+
+class GPT(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.config = cfg
+        self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.n_embd)
+        self.pos_emb = make_positions(cfg)
+        self.emb_scale = math.sqrt(cfg.n_embd) if cfg.scale_embedding else 1.0
+        self.drop = nn.Dropout(cfg.dropout)
+        block = PreNormBlock if cfg.norm_placement == "pre" else PostNormBlock
+        self.blocks = nn.ModuleList(block(cfg) for _ in range(cfg.n_layer))
+        # post-norm blocks already end in a norm; pre-norm needs one before the head
+        self.ln_f = make_norm(cfg) if cfg.norm_placement == "pre" else nn.Identity()
+        self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
+        if cfg.tie_weights:
+            self.lm_head.weight = self.tok_emb.weight  # one matrix reads and writes tokens
+        self.apply(self._init_weights)
+
+    def _init_weights(self, module: nn.Module) -> None:
+        """GPT-2 initialisation: N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer)."""
+        if isinstance(module, nn.Linear):
+            std = 0.02
+            if getattr(module, "is_residual_projection", False):
+                std /= math.sqrt(2 * self.config.n_layer)  # keeps the residual stream's variance
+            nn.init.normal_(module.weight, mean=0.0, std=std)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, (nn.Embedding, LearnedPositions)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+
+    def forward(
+        self,
+        idx: torch.Tensor,
+        targets: torch.Tensor | None = None,
+        *,
+        return_attn: bool = False,
+        cache: KVCache | None = None,
+        label_smoothing: float = 0.0,
+    ) -> ModelOutput:
+        B, T = idx.shape
+        start = cache.length if cache is not None else 0
+        if start + T > self.config.block_size:
+            raise ValueError(
+                f"This model reads at most {self.config.block_size} tokens at once "
+                f"(block_size); it was given {start + T}. Crop the input to the last "
+                f"{self.config.block_size} tokens."
+            )
+        x = self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T)  # (B, T, C)
+        x = self.drop(x)
+        layer_caches = cache.layers if cache is not None else [None] * len(self.blocks)
+        attn = []
+        for block, layer_cache in zip(self.blocks, layer_caches):
+            x, att = block(x, layer_cache, return_attn)
+            attn.append(att)
+        logits = self.lm_head(self.ln_f(x))  # (B, T, V)
+        loss = None
+        if targets is not None:
+            loss = F.cross_entropy(
+                logits.view(-1, logits.size(-1)).float(),
+                targets.reshape(-1),
+                label_smoothing=label_smoothing,
+            )
+        return ModelOutput(logits, loss, attn if return_attn else None)
+
+    def new_cache(self, batch_size: int = 1, max_len: int | None = None) -> KVCache:
+        """An empty KV cache for up to ``max_len`` tokens (default: the whole context)."""
+        cfg, param = self.config, self.tok_emb.weight
+        max_len = max_len or cfg.block_size
+        return KVCache([
+            LayerKVCache(batch_size, cfg.n_head, max_len, cfg.head_size, param.device, param.dtype)
+            for _ in range(cfg.n_layer)
+        ])
+
+    def num_params(self, non_embedding: bool = False) -> int:
+        """Parameters counted once (a tied matrix once); optionally without position tables."""
+        n = sum(p.numel() for p in self.parameters())
+        if non_embedding and isinstance(self.pos_emb, LearnedPositions):
+            n -= self.pos_emb.weight.numel()
+        return n
+
+    def configure_optimizer(self, weight_decay: float, lr: float, betas, device_type: str):
+        """AdamW with weight decay on matrices only: never on norms' gains or biases."""
+        params = [p for p in self.parameters() if p.requires_grad]
+        groups = [
+            {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
+            {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},
+        ]
+        fused = device_type == "cuda"  # one kernel for the whole update on GPUs
+        return torch.optim.AdamW(groups, lr=lr, betas=tuple(betas), fused=fused)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sizes and costs, for the page and the benchmarks
+
+
+def count_params(cfg: ModelConfig) -> int:
+    """Parameter count of a config without building it on a device.
+
+    >>> count_params(ModelConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128))
+    804096
+    """
+    with torch.device("meta"):
+        return GPT(cfg).num_params()
+
+
+def flops_per_token(cfg: ModelConfig, non_embedding_params: int) -> float:
+    """Training FLOPs per token, PaLM appendix B: 6N + 12 * L * H * Q * T."""
+    return 6 * non_embedding_params + 12 * cfg.n_layer * cfg.n_head * cfg.head_size * cfg.block_size
+
+
+def estimate_memory(model_cfg: ModelConfig, train_cfg: TrainConfig, bytes_per_value: int = 4) -> int:
+    """A rough upper estimate, in bytes, of the memory a training run needs.
+
+    Weights, gradients and AdamW's two moments take 4 values per parameter; the activations
+    kept for the backward pass take about (16 C + 3 nh T) values per token and layer, plus
+    the logits (3 V values per token: logits, softmax, gradient).
+    """
+    n = count_params(model_cfg)
+    tokens = (train_cfg.batch_size // train_cfg.grad_accum) * model_cfg.block_size
+    per_layer = tokens * (16 * model_cfg.n_embd + 3 * model_cfg.n_head * model_cfg.block_size)
+    activations = model_cfg.n_layer * per_layer + 3 * tokens * model_cfg.vocab_size
+    return bytes_per_value * (4 * n + activations)

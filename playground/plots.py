@@ -1,0 +1,271 @@
+"""Pure functions from training records, attention weights and token strings to figures.
+
+Nothing here imports Gradio: the app, the CLI and notebooks draw the same figures, and the
+tests read the traces back. Every figure is plain ``plotly.graph_objects`` that plotly.js 3
+(the version Gradio bundles) understands: ``Scatter``, ``Heatmap`` and ``Bar`` only.
+
+>>> history = [{"step": 1, "loss": 4.2}, {"step": 2, "loss": 3.9},
+...            {"step": 2, "train_loss": 3.8, "val_loss": 4.0}]
+>>> fig = loss_figure(history)
+>>> [trace.name for trace in fig.data]
+['train', 'validation']
+>>> list(fig.data[0].y), list(fig.data[1].y)
+([4.2, 3.9], [4.0])
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import math
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+TEMPLATE = "plotly_white"
+MAX_POINTS = 1500  # a figure is sent whole on every update: ~1500 points is ~40 KB of JSON
+MAX_TICK_LABELS = 64  # beyond this the axis labels overlap; every k-th is shown instead
+WHITESPACE_SYMBOLS = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
+TOKEN_COLOURS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa")
+
+X_AXES = {"step": "step", "tokens": "tokens seen", "elapsed": "seconds"}
+
+
+# --- records ------------------------------------------------------------------------------
+
+def _as_dict(record: Any) -> dict:
+    """A record as a dict, whether it is a dict already or a record dataclass."""
+    if isinstance(record, dict):
+        return record
+    if dataclasses.is_dataclass(record):
+        return dataclasses.asdict(record)
+    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
+
+
+def _finite_or_none(value: Any) -> float | None:
+    """Losses that are NaN or infinite become gaps in the curve instead of breaking the axis."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def downsample(xs: Sequence[float], ys: Sequence[float | None], max_points: int = MAX_POINTS):
+    """At most ``max_points`` points: contiguous buckets, each drawn at its last x with its mean y.
+
+    The mean smooths the noisy per-step loss the way a reader's eye does; the last x keeps the
+    curve ending exactly at the latest step.
+
+    >>> downsample([1, 2, 3, 4, 5], [1.0, 3.0, 5.0, 7.0, 9.0], max_points=2)
+    ([3, 5], [3.0, 8.0])
+    """
+    n = len(xs)
+    if n <= max_points:
+        return list(xs), list(ys)
+    out_x, out_y = [], []
+    for bucket in np.array_split(np.arange(n), max_points):
+        values = [ys[i] for i in bucket if ys[i] is not None]
+        out_x.append(xs[bucket[-1]])
+        out_y.append(float(np.mean(values)) if values else None)
+    return out_x, out_y
+
+
+def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_POINTS) -> go.Figure:
+    """Train loss at every step and validation loss at every evaluation, against ``x``.
+
+    ``history`` holds step records (with ``loss``) and evaluation records (with
+    ``val_loss``), as dicts or dataclasses, in any mix; other records are ignored. Without
+    step records (a bundle that kept only evaluations) the train curve uses the evaluations'
+    ``train_loss``. ``x`` is ``"step"``, ``"tokens"`` or ``"elapsed"``.
+
+    >>> fig = loss_figure([{"step": s, "loss": 5.0 - s / 100} for s in range(1, 5001)])
+    >>> len(fig.data[0].x), fig.data[0].x[-1]
+    (1500, 5000)
+    """
+    if x not in X_AXES:
+        raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}.")
+    records = [_as_dict(r) for r in history]
+    steps = [r for r in records if "loss" in r and x in r]
+    evals = [r for r in records if "val_loss" in r and x in r]
+    if steps:
+        train_x, train_y = [r[x] for r in steps], [_finite_or_none(r["loss"]) for r in steps]
+    else:
+        train_x, train_y = [r[x] for r in evals], [_finite_or_none(r.get("train_loss")) for r in evals]
+    train_x, train_y = downsample(train_x, train_y, max_points)
+    val_x, val_y = downsample([r[x] for r in evals], [_finite_or_none(r["val_loss"]) for r in evals],
+                              max_points)
+
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=train_x, y=train_y, name="train", mode="lines",
+                             line=dict(color="#2563eb", width=1.5)))
+    fig.add_trace(go.Scatter(x=val_x, y=val_y, name="validation", mode="lines+markers",
+                             line=dict(color="#ea580c", width=2), marker=dict(size=7)))
+    fig.update_layout(
+        template=TEMPLATE,
+        uirevision="loss",  # constant: plotly.js keeps the reader's zoom while points arrive
+        xaxis_title=X_AXES[x], yaxis_title="loss (cross-entropy, nats)",
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        margin=dict(l=60, r=20, t=30, b=50), height=360,
+        hovermode="x unified",
+    )
+    return fig
+
+
+# --- tokens -------------------------------------------------------------------------------
+
+def display_token(token: str, max_chars: int = 12) -> str:
+    """A token as a visible label: whitespace becomes symbols, long tokens are cut.
+
+    >>> display_token(" the\\n")
+    '␣the⏎'
+    >>> display_token("abcdefghijklmnop", max_chars=6)
+    'abcde…'
+    """
+    shown = "".join(WHITESPACE_SYMBOLS.get(c, c if c.isprintable() else "�") for c in token)
+    return shown if len(shown) <= max_chars else shown[: max_chars - 1] + "…"
+
+
+def _tick_labels(tokens: Sequence[str]) -> dict:
+    """Axis ticks at integer positions, so repeated tokens keep their own row and column.
+
+    Plotly treats string coordinates as categories and merges equal ones (plotly.js#1516):
+    every "e" would collapse into one column. Positions with tick text avoid that.
+    """
+    T = len(tokens)
+    every = max(1, math.ceil(T / MAX_TICK_LABELS))
+    positions = list(range(0, T, every))
+    return dict(tickmode="array", tickvals=positions,
+                ticktext=[display_token(tokens[i], 8) for i in positions], tickfont=dict(size=10))
+
+
+def _check_square(weights: np.ndarray, tokens: Sequence[str], where: str) -> None:
+    T = len(tokens)
+    if weights.shape[-2:] != (T, T):
+        raise ValueError(f"{where}: weights of shape {weights.shape} do not match {T} tokens.")
+
+
+def _causal(weights: np.ndarray) -> np.ndarray:
+    """Float32 copy with the masked upper triangle as NaN, which plotly draws as a gap."""
+    T = weights.shape[-1]
+    out = np.array(weights, dtype=np.float32)
+    out[..., ~np.tril(np.ones((T, T), dtype=bool))] = np.nan
+    return out
+
+
+def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = "") -> go.Figure:
+    """One head's attention as a heatmap: row = the token looking (query), column = looked at.
+
+    ``weights`` is (T, T) with rows summing to 1; ``tokens`` the T display strings. The
+    hover names both tokens and the weight.
+
+    >>> fig = attention_figure(np.array([[1.0, 0.0], [0.3, 0.7]]), ["a", "a"])
+    >>> fig.layout.xaxis.ticktext, fig.layout.yaxis.autorange
+    (('a', 'a'), 'reversed')
+    """
+    weights = np.asarray(weights)
+    _check_square(weights, tokens, "attention_figure")
+    T = len(tokens)
+    labels = [display_token(t, 16) for t in tokens]
+    # customdata[i][j] = (query label, key label): one short pair per cell, read by the hover
+    customdata = [[(labels[i], labels[j]) for j in range(T)] for i in range(T)]
+    fig = go.Figure(go.Heatmap(
+        z=_causal(weights), x=list(range(T)), y=list(range(T)), customdata=customdata,
+        colorscale="Viridis", zmin=0.0, zmax=float(np.nanmax(weights)) if T else 1.0,
+        colorbar=dict(title=dict(text="weight")),
+        hovertemplate=("query %{y} “%{customdata[0]}”<br>key %{x} “%{customdata[1]}”"
+                       "<br>weight %{z:.3f}<extra></extra>"),
+    ))
+    ticks = _tick_labels(tokens)
+    side = min(720, max(360, 14 * T + 140))
+    fig.update_layout(
+        template=TEMPLATE, title=dict(text=title), height=side,
+        xaxis=dict(title=dict(text="key (token attended to)"), tickangle=-60, **ticks),
+        yaxis=dict(title=dict(text="query (token attending)"), autorange="reversed", **ticks),
+        margin=dict(l=80, r=20, t=50 if title else 20, b=90),
+    )
+    return fig
+
+
+def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int = 4,
+                          title: str = "") -> go.Figure:
+    """Every head of one layer side by side, sharing one colour scale.
+
+    ``weights`` is (n_head, T, T).
+
+    >>> fig = attention_grid_figure(np.ones((3, 2, 2)) / 2, ["a", "b"], cols=2)
+    >>> len(fig.data), fig.data[0].coloraxis
+    (3, 'coloraxis')
+    """
+    weights = np.asarray(weights)
+    _check_square(weights, tokens, "attention_grid_figure")
+    n_head, T = weights.shape[0], len(tokens)
+    cols = max(1, min(cols, n_head))
+    rows = math.ceil(n_head / cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(n_head)],
+                        horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.08)
+    z = _causal(weights)
+    for h in range(n_head):
+        fig.add_trace(go.Heatmap(
+            z=z[h], x=list(range(T)), y=list(range(T)), coloraxis="coloraxis",
+            hovertemplate=f"head {h}<br>query %{{y}} → key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+        ), row=h // cols + 1, col=h % cols + 1)
+    ticks = _tick_labels(tokens) if T <= 24 else dict(tickmode="auto")
+    fig.update_xaxes(tickangle=-60, **ticks)
+    fig.update_yaxes(autorange="reversed", **ticks)
+    fig.update_layout(
+        template=TEMPLATE, title=dict(text=title),
+        coloraxis=dict(colorscale="Viridis", cmin=0.0,
+                       cmax=float(np.nanmax(weights)) if weights.size else 1.0),
+        height=260 * rows + 80, margin=dict(l=40, r=20, t=60, b=40),
+    )
+    return fig
+
+
+def next_token_figure(top: Sequence[tuple[str, float]], title: str = "") -> go.Figure:
+    """The most likely next tokens as horizontal bars, the likeliest on top.
+
+    ``top`` is [(token string, probability)], highest first, as ``generate`` reports it.
+
+    >>> fig = next_token_figure([(" ", 0.5), ("e", 0.3)])
+    >>> list(fig.data[0].x), fig.layout.yaxis.ticktext
+    ([0.5, 0.3], ('␣', 'e'))
+    """
+    labels = [display_token(tok, 16) for tok, _ in top]
+    probs = [float(p) for _, p in top]
+    positions = list(range(len(top)))  # integer rows: two tokens that display alike stay two bars
+    fig = go.Figure(go.Bar(
+        x=probs, y=positions, orientation="h", marker=dict(color="#2563eb"),
+        text=[f"{p:.1%}" for p in probs], textposition="auto",
+        customdata=labels, hovertemplate="“%{customdata}”: %{x:.2%}<extra></extra>",
+    ))
+    fig.update_layout(
+        template=TEMPLATE, title=dict(text=title), height=max(220, 32 * len(top) + 80),
+        xaxis=dict(title=dict(text="probability"), range=[0, max(probs, default=1.0) * 1.1]),
+        yaxis=dict(tickmode="array", tickvals=positions, ticktext=labels, autorange="reversed"),
+        margin=dict(l=90, r=20, t=40 if title else 20, b=50),
+    )
+    return fig
+
+
+def token_html(tokens: Sequence[str], max_tokens: int = 400) -> str:
+    """The text cut into its tokens as coloured, HTML-escaped spans (colours alternate).
+
+    Newlines stay line breaks (with a ⏎ mark so the token is visible); spaces keep their
+    width inside the coloured box. Past ``max_tokens`` a note says how many were left out.
+
+    >>> token_html(["<b>", " x"])
+    '<div class="token-view" style="font-family: monospace; white-space: pre-wrap; line-height: 1.9;"><span title="token 0" style="background:#fde68a; border-radius:3px; padding:1px 0;">&lt;b&gt;</span><span title="token 1" style="background:#bfdbfe; border-radius:3px; padding:1px 0;"> x</span></div>'
+    """
+    spans = []
+    for i, tok in enumerate(tokens[:max_tokens]):
+        text = html.escape(tok).replace("\n", "⏎\n").replace("\t", "⇥\t")
+        colour = TOKEN_COLOURS[i % len(TOKEN_COLOURS)]
+        spans.append(f'<span title="token {i}" style="background:{colour}; border-radius:3px; '
+                     f'padding:1px 0;">{text}</span>')
+    more = len(tokens) - max_tokens
+    if more > 0:
+        spans.append(f'<span style="color:#6b7280;"> … and {more:,} more tokens</span>')
+    return ('<div class="token-view" style="font-family: monospace; white-space: pre-wrap; '
+            'line-height: 1.9;">' + "".join(spans) + "</div>")

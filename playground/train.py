@@ -1,0 +1,466 @@
+"""The training loop, as a generator of plain records.
+
+``Trainer.run()`` yields one ``StepRecord`` per optimiser step, an ``EvalRecord`` before the
+first step, every ``eval_interval`` steps and at the end, and one ``EndRecord`` last. It never
+prints or plots: the CLI prints the records, the app plots them, the tests assert on them.
+
+The recipe is nanoGPT's: random windows of ``block_size + 1`` tokens drawn with a seeded
+generator, AdamW with weight decay on matrices only, linear warmup then cosine decay to
+``min_lr``, gradient clipping, optional gradient accumulation, label smoothing and mixed
+precision. A seed makes a CPU run repeatable exactly, and ``state_dict`` holds everything
+needed to resume a run so that N steps, a save and M more steps equal N + M steps straight.
+
+>>> import torch
+>>> from playground.config import ModelConfig, TrainConfig
+>>> from playground.model import GPT
+>>> _ = torch.manual_seed(0)
+>>> model = GPT(ModelConfig(vocab_size=8, block_size=8, n_layer=1, n_head=2, n_embd=16))
+>>> ids = torch.arange(400) % 8                      # a text that counts 0 1 2 ... 7 0 1 ...
+>>> cfg = TrainConfig(max_steps=40, batch_size=8, lr=1e-2, min_lr=1e-3, warmup_steps=5,
+...                   eval_interval=20, eval_iters=2, device="cpu")
+>>> trainer = Trainer(model, ids[:360], ids[360:], cfg)
+>>> records = list(trainer.run())
+>>> [type(r).__name__ for r in records if not isinstance(r, StepRecord)]
+['EvalRecord', 'EvalRecord', 'EvalRecord', 'EndRecord']
+>>> records[-1].reason, records[-2].val_loss < 0.5 < records[0].val_loss
+('done', True)
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import gc
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar, Iterator, Sequence
+
+import torch
+
+from playground.config import ConfigError, TrainConfig
+from playground.device import autocast_context, pick_device, pick_dtype, setup_backends
+
+log = logging.getLogger(__name__)
+
+STEP_HISTORY_LIMIT = 5000  # step records kept in the history; longer runs keep every k-th
+THROUGHPUT_WINDOW = 20  # steps in the moving window behind tokens_per_s
+SAMPLE_TEMPERATURE = 0.8
+
+
+# ---------------------------------------------------------------------------------------------
+# Records: what the loop reports. Frozen, flat, JSON-friendly.
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    kind: ClassVar[str] = "step"
+    step: int  # optimiser steps done, this one included (1 for the first step)
+    tokens: int  # training tokens seen so far
+    loss: float  # this step's training loss (label smoothing included), in nats per token
+    lr: float  # the learning rate this step used
+    tokens_per_s: float  # over the last THROUGHPUT_WINDOW steps, evaluations excluded
+    elapsed: float  # wall-clock seconds since the run began, evaluations included
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **dataclasses.asdict(self)}
+
+
+@dataclass(frozen=True)
+class EvalRecord:
+    kind: ClassVar[str] = "eval"
+    step: int
+    tokens: int
+    train_loss: float  # mean cross-entropy over eval_iters batches, no label smoothing
+    val_loss: float
+    train_bpc: float  # bits per character: loss / ln 2 / characters per token
+    val_bpc: float
+    elapsed: float
+    sample: str | None = None  # a short text the model wrote, when sample_tokens > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **dataclasses.asdict(self)}
+
+
+@dataclass(frozen=True)
+class EndRecord:
+    kind: ClassVar[str] = "end"
+    step: int
+    reason: str  # done | stopped | nan | oom | error
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, **dataclasses.asdict(self)}
+
+
+Record = StepRecord | EvalRecord | EndRecord
+_RECORD_TYPES = {cls.kind: cls for cls in (StepRecord, EvalRecord, EndRecord)}
+
+
+def record_from_dict(data: dict[str, Any]) -> Record:
+    """The record a ``to_dict()`` came from (for histories read back from a bundle).
+
+    >>> record_from_dict(EndRecord(3, "done", "ok").to_dict())
+    EndRecord(step=3, reason='done', message='ok')
+    """
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    return _RECORD_TYPES[data["kind"]](**fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pure helpers
+
+
+def lr_at(step: int, config: TrainConfig) -> float:
+    """Learning rate for the step that starts with ``step`` updates done (nanoGPT's get_lr).
+
+    Linear warmup to ``lr`` over ``warmup_steps``, cosine decay to ``min_lr`` at
+    ``decay_steps``, then ``min_lr``.
+
+    >>> cfg = TrainConfig(max_steps=100, lr=1e-3, min_lr=1e-4, warmup_steps=10)
+    >>> [round(lr_at(s, cfg), 6) for s in (0, 9, 10, 55, 100, 500)]
+    [9.1e-05, 0.000909, 0.001, 0.00055, 0.0001, 0.0001]
+    """
+    if step < config.warmup_steps:
+        return config.lr * (step + 1) / (config.warmup_steps + 1)
+    if step >= config.decay_steps:
+        return config.min_lr
+    progress = (step - config.warmup_steps) / (config.decay_steps - config.warmup_steps)
+    return config.min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (config.lr - config.min_lr)
+
+
+def bits_per_char(loss: float, chars_per_token: float) -> float:
+    """Nats per token to bits per character, so character and BPE runs compare.
+
+    >>> round(bits_per_char(math.log(2) * 3.0, chars_per_token=1.5), 6)
+    2.0
+    """
+    return loss / math.log(2) / chars_per_token
+
+
+def prepare_data(corpus_text: str, tokenizer, val_fraction: float = 0.1,
+                 block_size: int | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Encode a text once and split its tokens: the first part trains, the last validates.
+
+    Returns two 1-D int64 tensors. With ``block_size``, both parts must hold at least one
+    training window (``block_size + 1`` tokens), or a ``ConfigError`` says what to change.
+
+    >>> from playground.tokenizer import train_tokenizer
+    >>> tok = train_tokenizer("char", "abcd" * 25)
+    >>> train_ids, val_ids = prepare_data("abcd" * 25, tok, val_fraction=0.1)
+    >>> len(train_ids), len(val_ids), tok.decode(val_ids[:4].tolist())
+    (90, 10, 'cdab')
+    """
+    if not 0.0 < val_fraction < 1.0:
+        raise ConfigError(f"val_fraction must be between 0 and 1, got {val_fraction:g}.")
+    encode_array = getattr(tokenizer, "encode_array", None)
+    ids = encode_array(corpus_text) if encode_array is not None else tokenizer.encode(corpus_text)
+    ids = torch.as_tensor(ids, dtype=torch.long)
+    n_train = int(len(ids) * (1.0 - val_fraction))
+    train_ids, val_ids = ids[:n_train], ids[n_train:]
+    if block_size is not None:
+        _check_length(train_ids, "training", block_size)
+        _check_length(val_ids, "validation", block_size)
+    return train_ids, val_ids
+
+
+def _check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
+    if len(ids) < block_size + 1:
+        raise ConfigError(
+            f"The {part} part of the text is {len(ids):,} tokens long, but each training "
+            f"window needs block_size + 1 = {block_size + 1:,} tokens. Use a longer text, a "
+            f"smaller block_size, or a different val_fraction."
+        )
+
+
+def _is_out_of_memory(error: BaseException) -> bool:
+    if isinstance(error, (torch.OutOfMemoryError, MemoryError)):
+        return True
+    text = str(error).lower()
+    return isinstance(error, RuntimeError) and (
+        "out of memory" in text or "can't allocate memory" in text)
+
+
+class _NonFiniteLoss(Exception):
+    def __init__(self, loss: float):
+        self.loss = loss
+
+
+# ---------------------------------------------------------------------------------------------
+# The trainer
+
+
+class Trainer:
+    """Trains ``model`` on token ids; ``run()`` is the loop, as a generator of records.
+
+    ``train_ids`` and ``val_ids`` are 1-D sequences of token ids (tensors, arrays or lists).
+    ``chars_per_token`` converts losses to bits per character; ``tokenizer`` is only needed
+    for the sample texts at each evaluation (``config.sample_tokens > 0``).
+
+    Building a trainer seeds PyTorch's global generator with ``config.seed`` (dropout draws
+    from it); batches come from two private generators, one for training and one for
+    evaluation, so evaluating never shifts the training batches.
+    """
+
+    def __init__(self, model: torch.nn.Module, train_ids: Sequence[int] | torch.Tensor,
+                 val_ids: Sequence[int] | torch.Tensor, config: TrainConfig, *,
+                 device: torch.device | str | None = None, chars_per_token: float = 1.0,
+                 tokenizer=None):
+        self.config = config
+        self.device = torch.device(device) if device is not None else pick_device(config.device)
+        self.dtype = pick_dtype(config.dtype, self.device)
+        self.chars_per_token = float(chars_per_token)
+        self.tokenizer = tokenizer
+        if not self.chars_per_token > 0:
+            raise ConfigError(f"chars_per_token must be positive, got {chars_per_token!r}.")
+        setup_backends(self.device)
+        if config.threads:
+            torch.set_num_threads(config.threads)
+
+        self.model = model.to(self.device)
+        self.block_size = model.config.block_size
+        vocab_size = model.config.vocab_size
+        self.train_ids = self._checked_ids(train_ids, "training", vocab_size)
+        self.val_ids = self._checked_ids(val_ids, "validation", vocab_size)
+        self.micro_batch = config.batch_size // config.grad_accum
+
+        self.optimizer = model.configure_optimizer(
+            config.weight_decay, config.lr, (config.beta1, config.beta2), self.device.type)
+        # fp16 needs its loss scaled so small gradients survive; bf16 and fp32 do not
+        self.scaler = torch.amp.GradScaler(self.device.type) if self.dtype == torch.float16 else None
+        self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
+        self._forward = torch.compile(model) if config.compile else model
+
+        torch.manual_seed(config.seed)
+        self._train_gen = torch.Generator().manual_seed(config.seed)
+        self._eval_gen = torch.Generator().manual_seed((config.seed + 1) % 2**63)
+        self.step = 0
+        self.elapsed = 0.0  # seconds spent in run(), summed over calls
+        self.history: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._step_times: collections.deque[float] = collections.deque(maxlen=THROUGHPUT_WINDOW)
+        self._history_stride = max(1, math.ceil(config.max_steps / STEP_HISTORY_LIMIT))
+
+    def _checked_ids(self, ids, part: str, vocab_size: int) -> torch.Tensor:
+        ids = torch.as_tensor(ids, dtype=torch.long).reshape(-1)
+        _check_length(ids, part, self.block_size)
+        low, high = int(ids.min()), int(ids.max())
+        if low < 0 or high >= vocab_size:
+            raise ConfigError(
+                f"The {part} tokens run from {low} to {high}, but the model knows only "
+                f"{vocab_size} tokens (0 to {vocab_size - 1}). Build the model with the "
+                f"tokenizer's vocab_size."
+            )
+        return ids.to(self.device)
+
+    # -- public controls ----------------------------------------------------------------------
+
+    @property
+    def done(self) -> bool:
+        """True once ``config.max_steps`` steps are done."""
+        return self.step >= self.config.max_steps
+
+    @property
+    def tokens(self) -> int:
+        return self.step * self.config.batch_size * self.block_size
+
+    def stop(self) -> None:
+        """Ask the loop to end after the current step (safe from any thread)."""
+        self._stop.set()
+
+    # -- the loop -----------------------------------------------------------------------------
+
+    def run(self, max_steps: int | None = None) -> Iterator[Record]:
+        """Train until ``config.max_steps``, or at most ``max_steps`` more steps; yield records.
+
+        Calling ``run`` again continues where the last call ended (same step, optimiser and
+        random streams), so a run can be driven in chunks. The last record is an
+        ``EndRecord``; after it the model is in train mode, finite and ready to save.
+        """
+        cfg = self.config
+        end = cfg.max_steps if max_steps is None else min(cfg.max_steps, self.step + max_steps)
+        self.model.train()
+        started = time.perf_counter()
+        base_elapsed = self.elapsed
+
+        def elapsed() -> float:
+            return base_elapsed + time.perf_counter() - started
+
+        try:
+            if self.step == 0 and not any(r["kind"] == "eval" for r in self.history):
+                yield self._remember(self._evaluate(elapsed))
+            while self.step < end:
+                if self._stop.is_set():
+                    self._stop.clear()
+                    yield self._remember(EndRecord(
+                        self.step, "stopped", f"Stopped at step {self.step:,} as asked."))
+                    return
+                record = self._train_step(elapsed)
+                yield self._remember(record)
+                if self.step % cfg.eval_interval == 0 or self.step == cfg.max_steps:
+                    yield self._remember(self._evaluate(elapsed))
+            if self.done:
+                message = f"Finished all {cfg.max_steps:,} steps."
+            else:
+                message = f"Paused at step {self.step:,} of {cfg.max_steps:,}; run() continues."
+            yield self._remember(EndRecord(self.step, "done", message))
+        except _NonFiniteLoss as error:
+            yield self._remember(EndRecord(self.step, "nan", self._nan_message(error.loss)))
+        except Exception as error:  # the process and the model must outlive any failure
+            yield self._remember(self._failure(error))
+        finally:
+            self.elapsed = elapsed()
+            self.model.train()
+
+    def _train_step(self, elapsed) -> StepRecord:
+        """One optimiser step over ``grad_accum`` micro-batches; weights change only if finite."""
+        cfg, opt = self.config, self.optimizer
+        t0 = time.perf_counter()
+        lr = lr_at(self.step, cfg)
+        for group in opt.param_groups:
+            group["lr"] = lr
+        x, y = self._batch(self.train_ids, cfg.batch_size, self._train_gen)  # (B, T) each
+        total = torch.zeros((), device=self.device)
+        for xm, ym in zip(x.chunk(cfg.grad_accum), y.chunk(cfg.grad_accum)):
+            with autocast_context(self.device, self.dtype):
+                loss = self._forward(xm, ym, label_smoothing=cfg.label_smoothing)[1]
+            loss = loss / cfg.grad_accum  # the gradients add up to the mean over the batch
+            (self.scaler.scale(loss) if self.scaler else loss).backward()
+            total += loss.detach()
+        loss_value = total.item()
+        grads_finite = True
+        if cfg.grad_clip > 0:
+            if self.scaler:
+                self.scaler.unscale_(opt)
+            norm = torch.nn.utils.clip_grad_norm_(self._params, cfg.grad_clip)
+            # the fp16 scaler skips steps with overflowing gradients by itself
+            grads_finite = self.scaler is not None or math.isfinite(norm.item())
+        if not (math.isfinite(loss_value) and grads_finite):
+            opt.zero_grad(set_to_none=True)  # the weights keep their last finite values
+            raise _NonFiniteLoss(loss_value)
+        if self.scaler:
+            self.scaler.step(opt)
+            self.scaler.update()
+        else:
+            opt.step()
+        opt.zero_grad(set_to_none=True)
+        self.step += 1
+        self._step_times.append(time.perf_counter() - t0)
+        tokens_per_s = len(self._step_times) * cfg.batch_size * self.block_size / sum(self._step_times)
+        return StepRecord(self.step, self.tokens, loss_value, lr, tokens_per_s, elapsed())
+
+    def _batch(self, ids: torch.Tensor, batch_size: int,
+               generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T)."""
+        T = self.block_size
+        starts = torch.randint(len(ids) - T, (batch_size,), generator=generator)
+        offsets = starts.to(self.device)[:, None] + torch.arange(T + 1, device=self.device)
+        window = ids[offsets]  # (B, T + 1), one gather instead of B slices
+        return window[:, :-1].contiguous(), window[:, 1:].contiguous()
+
+    @torch.no_grad()
+    def evaluate(self) -> tuple[float, float]:
+        """Mean loss on ``eval_iters`` training and validation batches: (train, val).
+
+        Batches have the micro-batch size and come from the evaluation generator; the model
+        runs in eval mode (no dropout) and returns to train mode afterwards.
+        """
+        cfg = self.config
+        self.model.eval()
+        try:
+            means = []
+            for ids in (self.train_ids, self.val_ids):
+                losses = torch.zeros(cfg.eval_iters, device=self.device)
+                for i in range(cfg.eval_iters):
+                    x, y = self._batch(ids, self.micro_batch, self._eval_gen)
+                    with autocast_context(self.device, self.dtype):
+                        losses[i] = self._forward(x, y)[1]
+                means.append(losses.mean().item())
+        finally:
+            self.model.train()
+        return means[0], means[1]
+
+    def _evaluate(self, elapsed) -> EvalRecord:
+        train_loss, val_loss = self.evaluate()
+        return EvalRecord(
+            self.step, self.tokens, train_loss, val_loss,
+            bits_per_char(train_loss, self.chars_per_token),
+            bits_per_char(val_loss, self.chars_per_token),
+            elapsed(), self._sample())
+
+    def _sample(self) -> str | None:
+        """A short seeded sample; generate() draws from its own generator, not the global one."""
+        if not (self.config.sample_tokens and self.tokenizer is not None):
+            return None
+        from playground.generate import generate_text
+
+        return generate_text(self.model, self.tokenizer, "", max_new_tokens=self.config.sample_tokens,
+                             temperature=SAMPLE_TEMPERATURE, seed=self.config.seed)
+
+    def _remember(self, record: Record) -> Record:
+        if not isinstance(record, StepRecord) or record.step % self._history_stride == 0:
+            self.history.append(record.to_dict())
+        return record
+
+    # -- failures -----------------------------------------------------------------------------
+
+    def _nan_message(self, loss: float) -> str:
+        lr = lr_at(self.step, self.config)
+        return (
+            f"The loss became {loss} at step {self.step + 1:,}, so training stopped there. The "
+            f"weights are those from before that step. A learning rate that is too high is the "
+            f"usual cause: try lr={self.config.lr / 3:.3g} (this step used {lr:.3g})"
+            + (", or turn on grad_clip=1.0." if self.config.grad_clip == 0 else ".")
+        )
+
+    def _failure(self, error: Exception) -> EndRecord:
+        self.optimizer.zero_grad(set_to_none=True)  # frees the gradients; weights stay as they are
+        gc.collect()
+        if self.device.type == "cuda":
+            torch.cuda.empty_cache()
+        if _is_out_of_memory(error):
+            return EndRecord(self.step, "oom", (
+                f"Ran out of memory at step {self.step + 1:,} on {self.device.type}. Try a smaller "
+                f"batch_size (now {self.config.batch_size}), more grad_accum micro-batches, a "
+                f"shorter block_size (now {self.block_size}) or a smaller model. The weights "
+                f"from step {self.step:,} are kept."))
+        log.exception("training failed at step %d", self.step + 1)
+        return EndRecord(self.step, "error", (
+            f"Training failed at step {self.step + 1:,}: {type(error).__name__}: {error}. The "
+            f"weights from step {self.step:,} are kept."))
+
+    # -- resuming -----------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything besides the weights that a resumed run needs: tensors and plain values."""
+        state = {
+            "step": self.step,
+            "elapsed": self.elapsed,
+            "optimizer": self.optimizer.state_dict(),
+            "train_rng": self._train_gen.get_state(),
+            "eval_rng": self._eval_gen.get_state(),
+            "torch_rng": torch.get_rng_state(),
+            "history": [dict(r) for r in self.history],
+        }
+        if self.scaler is not None:
+            state["scaler"] = self.scaler.state_dict()
+        if self.device.type == "cuda":
+            state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue a run from ``state_dict()``; the model's weights must be loaded already."""
+        self.step = int(state["step"])
+        self.elapsed = float(state["elapsed"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self._train_gen.set_state(state["train_rng"])
+        self._eval_gen.set_state(state["eval_rng"])
+        torch.set_rng_state(state["torch_rng"])
+        if self.scaler is not None and "scaler" in state:
+            self.scaler.load_state_dict(state["scaler"])
+        if self.device.type == "cuda" and "cuda_rng" in state:
+            torch.cuda.set_rng_state(state["cuda_rng"], self.device)
+        self.history = [dict(r) for r in state["history"]]
+        self._step_times.clear()

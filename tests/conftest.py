@@ -1,0 +1,63 @@
+"""Shared test setup: offline, quiet, seeded, and each test in its own temporary folders.
+
+The environment variables are set before anything imports ``datasets``, ``huggingface_hub``,
+``tokenizers`` or ``gradio``, because those read them once at import time.
+"""
+
+import os
+
+os.environ["HF_HUB_OFFLINE"] = "1"  # a Hub call must fail at once, never retry for ~23 s
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
+os.environ["TOKENIZERS_PARALLELISM"] = "false"  # no fork warnings, no extra threads
+
+from pathlib import Path
+
+import pytest
+import torch
+
+CHROMIUM = Path("/usr/bin/chromium")
+BUNDLED_TEXT = Path(__file__).resolve().parents[1] / "playground" / "data" / "tinyshakespeare.txt"
+
+# Tiny models gain nothing from many threads, and on a big machine too many threads per
+# test only fight each other; on the 2-core machines this is all of them.
+torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_gradio_temp_dir(monkeypatch, tmp_path):
+    """Gradio caches uploads and outputs here; one folder per test keeps tests apart."""
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path / "gradio"))
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    """Every test starts from the same random state, so a failure repeats."""
+    torch.manual_seed(0)
+
+
+@pytest.fixture(autouse=True)
+def _browser_available(request):
+    """Browser tests need Debian's Chromium: skip without it locally, fail without it in CI.
+
+    CI sets ``CI`` (``.ci/run`` exports CI=1), and there a missing browser is a broken
+    setup, not a reason to report the suite green.
+    """
+    if request.node.get_closest_marker("e2e") is None or CHROMIUM.exists():
+        return
+    message = f"{CHROMIUM} is missing; `make test` installs it with apt-get install chromium."
+    if os.environ.get("CI"):
+        pytest.fail(message + " CI must run the browser tests.", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def shakespeare_text() -> str:
+    """The whole bundled Tiny Shakespeare (1,115,394 characters)."""
+    return BUNDLED_TEXT.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def tiny_text(shakespeare_text) -> str:
+    """The first 8,000 characters of Tiny Shakespeare: enough for a tokenizer, fast to use."""
+    return shakespeare_text[:8000]

@@ -1,0 +1,111 @@
+"""Generation and attention maps: sampling rules, the KV cache, the sliding window."""
+
+import pytest
+import torch
+
+from playground.attention import attention_maps
+from playground.config import ModelConfig
+from playground.generate import generate, generate_text, logits_to_probs, sample
+from playground.model import GPT
+from playground.tokenizer import train_tokenizer
+
+TEXT = "To be, or not to be, that is the question:\nWhether 'tis nobler in the mind to suffer\n"
+
+
+@pytest.fixture(scope="module")
+def char_tok():
+    return train_tokenizer("char", TEXT)
+
+
+def _model(tok, **kw):
+    torch.manual_seed(0)
+    cfg = dict(vocab_size=tok.vocab_size, block_size=16, n_layer=2, n_head=2, n_embd=16)
+    return GPT(ModelConfig(**{**cfg, **kw})).eval()
+
+
+def test_greedy_is_temperature_zero():
+    probs = logits_to_probs(torch.tensor([0.1, 3.0, 2.9]), temperature=0)
+    assert probs.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_top_k_and_top_p_cut_the_tail():
+    logits = torch.log(torch.tensor([0.5, 0.3, 0.15, 0.05]))
+    assert (logits_to_probs(logits, top_k=2) > 0).tolist() == [True, True, False, False]
+    # top-p 0.7: 0.5 alone is short of 0.7, 0.5 + 0.3 reaches it, so two tokens stay
+    p = logits_to_probs(logits, top_p=0.7)
+    assert (p > 0).tolist() == [True, True, False, False]
+    torch.testing.assert_close(p[:2], torch.tensor([0.625, 0.375]))
+    # temperature flattens or sharpens the same distribution
+    hot, cold = logits_to_probs(logits, temperature=2.0), logits_to_probs(logits, temperature=0.5)
+    assert hot[0] < 0.5 < cold[0]
+
+
+def test_sampling_is_repeatable_with_a_seed():
+    probs = torch.full((10,), 0.1)
+    a = [sample(probs, torch.Generator().manual_seed(3)) for _ in range(5)]
+    b = [sample(probs, torch.Generator().manual_seed(3)) for _ in range(5)]
+    assert a == b
+
+
+@pytest.mark.parametrize("pos", ["learned", "sinusoidal", "rope", "none"])
+def test_cached_generation_equals_uncached_past_the_context(char_tok, pos):
+    """Greedy output with the KV cache equals recomputing, for 60 tokens with context 16:
+    the window slides several times (learned positions included)."""
+    model = _model(char_tok, pos=pos)
+    kwargs = dict(max_new_tokens=60, temperature=0)
+    with_cache = [s.token_id for s in generate(model, char_tok, "To be", use_cache=True, **kwargs)]
+    without = [s.token_id for s in generate(model, char_tok, "To be", use_cache=False, **kwargs)]
+    assert len(with_cache) == 60
+    assert with_cache == without
+
+
+def test_seeded_sampling_streams_the_same_text_twice(char_tok):
+    model = _model(char_tok)
+    kwargs = dict(max_new_tokens=30, temperature=1.0, top_k=5, seed=7)
+    a = generate_text(model, char_tok, "the", **kwargs)
+    b = generate_text(model, char_tok, "the", **kwargs)
+    assert a == b and len(a) == 30
+
+
+def test_long_prompt_is_cropped_and_empty_prompt_starts_from_newline(char_tok):
+    model = _model(char_tok)
+    long_prompt = TEXT * 3  # far longer than the 16-token context
+    assert len(generate_text(model, char_tok, long_prompt, max_new_tokens=5, temperature=0)) == 5
+    assert len(generate_text(model, char_tok, "", max_new_tokens=5, temperature=0)) == 5
+
+
+def test_each_step_carries_the_top_next_tokens(char_tok):
+    model = _model(char_tok)
+    steps = list(generate(model, char_tok, "to", max_new_tokens=3, temperature=1.0, seed=0, top_n=10))
+    for step in steps:
+        assert len(step.top) == 10
+        probs = [p for _, p in step.top]
+        assert probs == sorted(probs, reverse=True) and 0 < sum(probs) <= 1.0 + 1e-6
+        assert all(isinstance(s, str) for s, _ in step.top)
+
+
+def test_bpe_generation_streams_whole_characters():
+    text = "你好，世界。Привет, мир! 😀 hello world. " * 20
+    tok = train_tokenizer("bpe", text, vocab_size=300)
+    model = _model(tok, block_size=32)
+    steps = list(generate(model, tok, "你好", max_new_tokens=40, temperature=1.0, seed=1))
+    streamed = "".join(s.text for s in steps)
+    assert streamed == tok.decode([s.token_id for s in steps])
+
+
+def test_generation_leaves_the_model_in_its_mode(char_tok):
+    model = _model(char_tok).train()
+    generate_text(model, char_tok, "to", max_new_tokens=2)
+    assert model.training
+
+
+def test_attention_maps_for_a_text(char_tok):
+    model = _model(char_tok)
+    maps = attention_maps(model, char_tok, "to be or not")
+    assert maps.weights.shape == (2, 2, 12, 12)
+    assert maps.tokens == list("to be or not")
+    assert maps.weights.sum(-1) == pytest.approx(1.0, abs=1e-5)
+    # a longer text is cut to the context
+    assert attention_maps(model, char_tok, TEXT).weights.shape[-1] == 16
+    with pytest.raises(ValueError, match="at least one token"):
+        attention_maps(model, char_tok, "   ")

@@ -1,0 +1,262 @@
+"""The model against implementations no one here wrote, and its own invariants."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from playground.config import ConfigError, ModelConfig
+from playground.model import GPT, count_params, estimate_memory, flops_per_token
+
+transformers = pytest.importorskip("transformers")
+
+TINY = dict(vocab_size=50, block_size=32, n_layer=2, n_head=4, n_embd=32)
+
+
+def _tokens(B=2, T=16, vocab=50, seed=0):
+    return torch.randint(0, vocab, (B, T), generator=torch.Generator().manual_seed(seed))
+
+
+def test_matches_transformers_gpt2():
+    """Learned positions, pre-LayerNorm with biases, exact GELU, tied embeddings = GPT-2."""
+    hf_cfg = transformers.GPT2Config(
+        vocab_size=50, n_positions=32, n_embd=32, n_layer=2, n_head=4,
+        activation_function="gelu", resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0,
+        layer_norm_epsilon=1e-5, tie_word_embeddings=True,
+    )
+    torch.manual_seed(0)
+    hf = transformers.GPT2LMHeadModel(hf_cfg).eval()
+    ours = GPT(ModelConfig(**TINY, bias=True, pos="learned", norm="layernorm",
+                           norm_placement="pre", activation="gelu", tie_weights=True)).eval()
+    sd = hf.state_dict()
+    mapped = {"tok_emb.weight": sd["transformer.wte.weight"],
+              "pos_emb.weight": sd["transformer.wpe.weight"],
+              "ln_f.weight": sd["transformer.ln_f.weight"], "ln_f.bias": sd["transformer.ln_f.bias"]}
+    for i in range(2):
+        h = f"transformer.h.{i}."
+        b = f"blocks.{i}."
+        for ours_name, hf_name in [("ln_1", "ln_1"), ("ln_2", "ln_2")]:
+            mapped[b + ours_name + ".weight"] = sd[h + hf_name + ".weight"]
+            mapped[b + ours_name + ".bias"] = sd[h + hf_name + ".bias"]
+        # GPT-2's Conv1D stores weights as (in, out): transpose into nn.Linear's (out, in)
+        for ours_name, hf_name in [("attn.qkv", "attn.c_attn"), ("attn.proj", "attn.c_proj"),
+                                   ("mlp.fc", "mlp.c_fc"), ("mlp.proj", "mlp.c_proj")]:
+            mapped[b + ours_name + ".weight"] = sd[h + hf_name + ".weight"].t()
+            mapped[b + ours_name + ".bias"] = sd[h + hf_name + ".bias"]
+    missing, unexpected = ours.load_state_dict(mapped, strict=False)
+    assert missing == ["lm_head.weight"] and unexpected == []  # tied to tok_emb.weight
+    assert ours.lm_head.weight is ours.tok_emb.weight
+    idx = _tokens()
+    with torch.no_grad():
+        expected = hf(idx).logits
+        got = ours(idx).logits
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
+
+
+def test_matches_transformers_llama():
+    """RoPE, RMSNorm, SwiGLU, no biases, untied embeddings = Llama."""
+    cfg = ModelConfig(**TINY, bias=False, pos="rope", norm="rmsnorm", norm_placement="pre",
+                      activation="swiglu", tie_weights=False, norm_eps=1e-6, mlp_ratio=3.0)
+    hf_cfg = transformers.LlamaConfig(
+        vocab_size=50, hidden_size=32, intermediate_size=cfg.hidden_size, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=4, max_position_embeddings=32,
+        rms_norm_eps=1e-6, rope_theta=10000.0, tie_word_embeddings=False,
+        attention_bias=False, mlp_bias=False,
+    )
+    torch.manual_seed(0)
+    hf = transformers.LlamaForCausalLM(hf_cfg).eval()
+    with torch.no_grad():  # random norm gains, so a wrong norm shows (HF starts them at ones)
+        for name, p in hf.named_parameters():
+            if "norm" in name:
+                p.uniform_(0.5, 1.5)
+    ours = GPT(cfg).eval()
+    sd = hf.state_dict()
+    mapped = {"tok_emb.weight": sd["model.embed_tokens.weight"],
+              "ln_f.weight": sd["model.norm.weight"], "lm_head.weight": sd["lm_head.weight"]}
+    for i in range(2):
+        h, b = f"model.layers.{i}.", f"blocks.{i}."
+        mapped[b + "attn.qkv.weight"] = torch.cat(
+            [sd[h + f"self_attn.{p}_proj.weight"] for p in "qkv"], dim=0)
+        mapped[b + "attn.proj.weight"] = sd[h + "self_attn.o_proj.weight"]
+        mapped[b + "mlp.gate.weight"] = sd[h + "mlp.gate_proj.weight"]
+        mapped[b + "mlp.up.weight"] = sd[h + "mlp.up_proj.weight"]
+        mapped[b + "mlp.proj.weight"] = sd[h + "mlp.down_proj.weight"]
+        mapped[b + "ln_1.weight"] = sd[h + "input_layernorm.weight"]
+        mapped[b + "ln_2.weight"] = sd[h + "post_attention_layernorm.weight"]
+    ours.load_state_dict(mapped, strict=True)
+    idx = _tokens()
+    with torch.no_grad():
+        expected = hf(idx).logits
+        got = ours(idx).logits
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
+
+
+VARIANTS = [
+    dict(pos=pos, norm=norm, norm_placement=place, activation=act, tie_weights=tie, bias=bias,
+         scale_embedding=scale)
+    for pos, norm, place, act, tie, bias, scale in [
+        ("learned", "layernorm", "pre", "gelu", True, False, False),
+        ("sinusoidal", "rmsnorm", "post", "relu", False, True, True),
+        ("rope", "rmsnorm", "pre", "swiglu", False, False, False),
+        ("none", "layernorm", "post", "gelu", True, True, False),
+        ("rope", "layernorm", "post", "relu", True, True, True),
+        ("sinusoidal", "layernorm", "pre", "swiglu", True, False, False),
+    ]
+]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(str(x) for x in v.values()))
+def test_causal_for_every_variant(variant):
+    """Changing token t changes no logit before t, and does change the logit at t."""
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**TINY, **variant)).eval()
+    idx = _tokens(B=1, T=20)
+    t = 11
+    changed = idx.clone()
+    changed[0, t] = (idx[0, t] + 1) % 50
+    with torch.no_grad():
+        a, b = model(idx).logits, model(changed).logits
+    torch.testing.assert_close(a[:, :t], b[:, :t], atol=0, rtol=0)
+    assert not torch.allclose(a[:, t], b[:, t])
+
+
+@pytest.mark.parametrize("variant", VARIANTS[:4], ids=lambda v: v["pos"] + "-" + v["norm_placement"])
+def test_explicit_attention_path_equals_sdpa(variant):
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**TINY, **variant)).eval()
+    idx = _tokens(T=24)
+    with torch.no_grad():
+        fast = model(idx)
+        slow = model(idx, return_attn=True)
+    assert fast.attn is None
+    torch.testing.assert_close(slow.logits, fast.logits, atol=1e-5, rtol=1e-5)
+    assert len(slow.attn) == 2
+    for att in slow.attn:
+        assert att.shape == (2, 4, 24, 24)
+        torch.testing.assert_close(att.sum(-1), torch.ones(2, 4, 24))
+        upper = torch.triu(torch.ones(24, 24, dtype=torch.bool), diagonal=1)
+        assert (att[..., upper] == 0).all()
+
+
+def test_our_attention_equals_pytorch_kernel_reference():
+    """One attention layer against PyTorch's own math, written with its causal kernel."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(**TINY)
+    attn = GPT(cfg).blocks[0].attn.eval()
+    x = torch.randn(2, 10, 32)
+    q, k, v = attn.qkv(x).split(32, dim=2)
+    q, k, v = (t.view(2, 10, 4, 8).transpose(1, 2) for t in (q, k, v))
+    mask = torch.ones(10, 10).tril().bool()
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    expected = attn.proj(expected.transpose(1, 2).reshape(2, 10, 32))
+    with torch.no_grad():
+        got, weights = attn(x, return_attn=True)
+    torch.testing.assert_close(got, expected, atol=1e-6, rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v["pos"] + "-" + v["activation"])
+def test_kv_cache_logits_equal_full_forward(variant):
+    """Feeding tokens through the cache (a prefill, then one by one) gives the same logits."""
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**TINY, **variant)).eval()
+    idx = _tokens(B=1, T=20)
+    with torch.no_grad():
+        full = model(idx).logits
+        cache = model.new_cache(1)
+        pieces = [model(idx[:, :7], cache=cache).logits]
+        pieces.append(model(idx[:, 7:12], cache=cache).logits)  # a chunk after a prefill
+        pieces += [model(idx[:, t:t + 1], cache=cache).logits for t in range(12, 20)]
+    assert cache.length == 20
+    torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=1e-5)
+
+
+def test_attention_weights_through_cache_cover_all_past_keys():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**TINY)).eval()
+    idx = _tokens(B=1, T=6)
+    with torch.no_grad():
+        full = model(idx, return_attn=True).attn
+        cache = model.new_cache(1)
+        model(idx[:, :5], cache=cache)
+        last = model(idx[:, 5:], cache=cache, return_attn=True).attn
+    for layer in range(2):
+        torch.testing.assert_close(last[layer][0, :, 0], full[layer][0, :, 5], atol=1e-6, rtol=1e-5)
+
+
+def test_context_longer_than_block_size_is_refused_clearly():
+    model = GPT(ModelConfig(**TINY))
+    with pytest.raises(ValueError, match="at most 32 tokens"):
+        model(torch.zeros(1, 33, dtype=torch.long))
+
+
+def test_loss_is_cross_entropy_and_label_smoothing_applies():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**TINY)).eval()
+    idx, targets = _tokens(), _tokens(seed=1)
+    out = model(idx, targets)
+    expected = F.cross_entropy(out.logits.reshape(-1, 50), targets.reshape(-1))
+    torch.testing.assert_close(out.loss, expected)
+    smoothed = model(idx, targets, label_smoothing=0.1).loss
+    assert not torch.allclose(smoothed, expected)
+    # a fresh model is close to a uniform guess: ln(50) = 3.91 nats
+    assert abs(out.loss.item() - torch.log(torch.tensor(50.0)).item()) < 0.1
+
+
+def test_overfits_a_single_batch():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**TINY))
+    opt = model.configure_optimizer(0.0, 3e-3, (0.9, 0.99), "cpu")
+    idx = _tokens(B=4, T=16)
+    x, y = idx[:, :-1], idx[:, 1:]
+    for _ in range(150):
+        loss = model(x, y).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert loss.item() < 0.05
+
+
+def test_weight_decay_only_on_matrices():
+    model = GPT(ModelConfig(**TINY, bias=True))
+    opt = model.configure_optimizer(0.1, 1e-3, (0.9, 0.99), "cpu")
+    decay, no_decay = opt.param_groups
+    assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
+    assert all(p.dim() >= 2 for p in decay["params"]) and all(p.dim() == 1 for p in no_decay["params"])
+    assert sum(p.numel() for g in opt.param_groups for p in g["params"]) == model.num_params()
+
+
+def test_gpt2_style_init_scales_residual_projections():
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=50, block_size=32, n_layer=8, n_head=4, n_embd=256))
+    assert abs(model.blocks[0].mlp.fc.weight.std().item() - 0.02) < 2e-3
+    assert abs(model.blocks[0].mlp.proj.weight.std().item() - 0.02 / 4) < 1e-3
+
+
+def test_param_count_matches_nanogpt_cpu_recipe():
+    cfg = ModelConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128)
+    model = GPT(cfg)
+    # nanoGPT prints "number of parameters: 0.80M", which leaves out the position table
+    assert model.num_params(non_embedding=True) == 795_904
+    assert count_params(cfg) == model.num_params() == 804_096
+    untied = GPT(ModelConfig(**{**cfg.to_dict(), "tie_weights": False}))
+    assert untied.num_params() == 804_096 + 65 * 128
+    assert flops_per_token(cfg, 795_904) == 6 * 795_904 + 12 * 4 * 4 * 32 * 64
+
+
+def test_memory_estimate_grows_with_the_model():
+    from playground.config import TrainConfig
+    small = estimate_memory(ModelConfig(**TINY), TrainConfig(batch_size=4))
+    big = estimate_memory(ModelConfig(**{**TINY, "n_embd": 256}), TrainConfig(batch_size=4))
+    assert 0 < small < big
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    (dict(n_embd=30, n_head=4), "divide evenly among the 4 attention heads"),
+    (dict(n_embd=12, n_head=4, pos="rope"), "head size .* must be even"),
+    (dict(pos="alibi"), "pos must be one of"),
+    (dict(n_layer=0), "n_layer must be between"),
+    (dict(dropout=1.5), "dropout must be between"),
+    (dict(n_embd="wide"), "must be a whole number"),
+])
+def test_config_errors_are_readable(kwargs, message):
+    with pytest.raises(ConfigError, match=message):
+        ModelConfig(**kwargs)
