@@ -155,7 +155,7 @@ class CharTokenizer(Tokenizer):
             raise self._unknown_error(text) from None
 
     def encode_array(self, text: str) -> np.ndarray:
-        """Vectorised ``encode``: about 3x faster on 1 MB than the list version.
+        """Vectorised ``encode``: 1 MB in ~20 ms, against ~35 ms for ``encode`` alone.
 
         >>> CharTokenizer.train("abc").encode_array("cab")
         array([2, 0, 1])
@@ -372,7 +372,8 @@ def tokenizer_from_json(s: str) -> Tokenizer:
         raise TokenizerError(f"The tokenizer data is not valid JSON ({exc}).") from exc
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "char":
-        return CharTokenizer(spec.get("chars") or [])
+        chars = spec.get("chars")
+        return CharTokenizer(chars if isinstance(chars, list) else [])
     if kind == "bpe":
         try:
             hf = HFTokenizer.from_str(json.dumps(spec["tokenizer"]))

@@ -1,0 +1,91 @@
+"""Tab 1, Corpus: Tiny Shakespeare, uploaded .txt/.md files, or pasted text.
+
+The handler builds a ``Corpus`` through the core loaders and puts it in the session only
+when it is good, so a bad file leaves the previous corpus in place.
+"""
+
+from __future__ import annotations
+
+import gradio as gr
+
+from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, load_files
+from playground.ui.session import Session, default_corpus, ensure, friendly_errors
+
+SOURCES = ("Tiny Shakespeare", "Upload files", "Paste text")
+MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # per file and in all; launch(max_file_size=...) matches it
+PREVIEW_CHARS = 1000
+
+
+def corpus_summary(corpus: Corpus) -> str:
+    """Markdown: the corpus name and its statistics, and what to do next."""
+    s = corpus.stats()
+    return (f"**Corpus: {corpus.name}** · {s.characters:,} characters · {s.lines:,} lines · "
+            f"{s.words:,} words · {s.distinct_chars:,} distinct characters.  \n"
+            "Next: train a tokenizer on it (tab 2).")
+
+
+@friendly_errors
+def use_corpus(session: Session | None, source: str, files: list[str] | str | None,
+               pasted: str) -> tuple[Session, str, str]:
+    """Make ``source`` the session's corpus; returns (session, summary, preview).
+
+    ``files`` are the paths Gradio saved the uploads to; ``pasted`` the text box.
+    """
+    session = ensure(session)
+    if source == "Tiny Shakespeare":
+        corpus = default_corpus()
+    elif source == "Upload files":
+        paths = [files] if isinstance(files, str) else list(files or [])
+        if not paths:
+            raise CorpusError("No file yet: drop one or more .txt or .md files in the box above.")
+        corpus = load_files(paths, max_bytes=MAX_UPLOAD_BYTES)
+    elif source == "Paste text":
+        corpus = from_text(pasted or "", max_bytes=MAX_UPLOAD_BYTES)
+    else:
+        raise CorpusError(f"Unknown source {source!r}: choose one of {', '.join(SOURCES)}.")
+    session.corpus = corpus
+    return session, corpus_summary(corpus), corpus.preview(PREVIEW_CHARS)
+
+
+def show_corpus(session: Session | None) -> tuple[str, str]:
+    """The session's current corpus (on page load): (summary, preview)."""
+    corpus = ensure(session).corpus_or_default()
+    return corpus_summary(corpus), corpus.preview(PREVIEW_CHARS)
+
+
+def choose_source(session: Session | None, source: str):
+    """Show the file box for uploads and the text box for pasting; Tiny Shakespeare is used at
+    once. Returns (session, summary, preview, files, pasted, paste button) updates."""
+    shows = (gr.update(visible=source == "Upload files"), gr.update(visible=source == "Paste text"),
+             gr.update(visible=source == "Paste text"))
+    if source == "Tiny Shakespeare":
+        return (*use_corpus(session, source, None, ""), *shows)
+    return (ensure(session), gr.skip(), gr.skip(), *shows)
+
+
+def build(session: gr.State) -> dict[str, gr.components.Component]:
+    """The Corpus tab's widgets and events; returns the widgets other tabs wire to."""
+    gr.Markdown("Choose the text the model will learn from. Tiny Shakespeare (1 MB of plays) "
+                "is ready; your own text works too.")
+    source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Text to learn from",
+                      info="Tiny Shakespeare is ready to use; or upload your own files, or paste text.")
+    files = gr.File(label=f"Your text files ({', '.join(TEXT_EXTENSIONS)}, UTF-8, up to 5 MB)",
+                    file_count="multiple", file_types=list(TEXT_EXTENSIONS), type="filepath",
+                    visible=False)
+    pasted = gr.Textbox(label="Paste your text", lines=8, visible=False,
+                        info="Any language works; a few thousand characters or more trains best.",
+                        placeholder="Paste text here, then press 'Use pasted text'.")
+    paste_btn = gr.Button("Use pasted text", visible=False)
+    summary = gr.Markdown()
+    preview = gr.Textbox(label="Preview (the first 1,000 characters)", lines=12, max_lines=12,
+                         interactive=False, buttons=["copy"])
+
+    source.input(choose_source, [session, source],
+                 [session, summary, preview, files, pasted, paste_btn],
+                 concurrency_limit=None, api_visibility="private")
+    files.upload(use_corpus, [session, source, files, pasted], [session, summary, preview],
+                 concurrency_limit=None, api_visibility="private")
+    paste_btn.click(use_corpus, [session, source, files, pasted], [session, summary, preview],
+                    concurrency_limit=None, api_name="use_corpus")
+    return {"summary": summary, "preview": preview, "source": source, "files": files}
+

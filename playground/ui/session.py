@@ -1,0 +1,160 @@
+"""One browser session's state, and the conventions every handler follows.
+
+Each visitor gets their own ``Session`` (held by ``gr.State``): corpus, tokenizer, model,
+training history, last generation, cached attention. Nothing model-like lives at module
+level, so two visitors never see each other's work. Handlers receive the session, change it
+in place and return it; a handler that fails raises ``gr.Error`` with a message for people
+(``friendly_errors``) and leaves the session as it was.
+
+>>> s = Session()
+>>> s.corpus_or_default().name, s.model is None
+('Tiny Shakespeare', True)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import os
+import shutil
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import gradio as gr
+
+from playground.attention import AttentionMaps
+from playground.checkpoint import BundleError
+from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
+from playground.model import GPT
+from playground.tokenizer import Tokenizer, TokenizerError
+
+log = logging.getLogger("playground.ui")
+
+SESSION_TTL_S = 2 * 3600  # state is freed this long after its last change
+UNEXPECTED = ("Something unexpected went wrong (the details are in the server log). "
+              "Nothing you made so far was lost; try again, or change the settings.")
+
+
+@functools.lru_cache(maxsize=1)
+def default_corpus() -> Corpus:
+    """Tiny Shakespeare, read once per process: a frozen text all sessions can share."""
+    return load_tiny_shakespeare("bundled")
+
+
+def app_temp_dir() -> Path:
+    """The app's own temporary folder; everything it hands to the page lives under it."""
+    root = os.environ.get("GRADIO_TEMP_DIR") or os.path.join(tempfile.gettempdir(), "gradio")
+    return Path(root) / "playground"
+
+
+@dataclass
+class Session:
+    """Everything one visitor has made. ``model_tokenizer`` is the tokenizer the model was
+    trained with; ``tokenizer`` the one on the Tokenizer tab (they differ after retraining
+    the tokenizer, until the next training run)."""
+
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    corpus: Corpus | None = None  # None: the default, Tiny Shakespeare
+    tokenizer: Tokenizer | None = None
+    tokenizer_corpus: Corpus | None = None  # the corpus the tokenizer was trained on
+    model: GPT | None = None
+    model_tokenizer: Tokenizer | None = None
+    model_config: ModelConfig | None = None
+    train_config: TrainConfig | None = None
+    history: list[dict[str, Any]] = field(default_factory=list)
+    trainer_state: dict[str, Any] | None = None  # what continuing a run needs
+    bundle_path: str | None = None
+    # a run's life: pending (Start accepted, waiting in the queue) -> running -> neither.
+    # Plain bools, not a threading.Event: gr.State must be able to deep-copy a fresh Session.
+    run_pending: bool = False
+    running: bool = False
+    stop_requested: bool = False
+    last_prompt: str = ""
+    last_text: str = ""  # the last generation, prompt included
+    attention: AttentionMaps | None = None
+    attention_text: str = ""
+
+    def corpus_or_default(self) -> Corpus:
+        return self.corpus if self.corpus is not None else default_corpus()
+
+    def workdir(self) -> Path:
+        """This session's folder inside the app's temporary folder (made on first use)."""
+        path = app_temp_dir() / self.id
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def release(self) -> None:
+        """Free the model and delete this session's files (``gr.State``'s delete_callback)."""
+        self.stop_requested = True  # a run still going ends after its current step
+        self.model = self.attention = self.trainer_state = None
+        shutil.rmtree(app_temp_dir() / self.id, ignore_errors=True)
+
+
+def release_session(session: Session | None) -> None:
+    if session is not None:
+        session.release()
+
+
+def ensure(session: Session | None) -> Session:
+    """The handler's session: a fresh one when called without (API clients, tests)."""
+    return session if session is not None else Session()
+
+
+# Errors whose message is written for people: shown as they are.
+PEOPLE_ERRORS = (ConfigError, CorpusError, TokenizerError, BundleError, ValueError)
+
+
+def _to_gr_error(error: Exception) -> gr.Error:
+    if isinstance(error, gr.Error):
+        return error
+    if isinstance(error, PEOPLE_ERRORS):
+        return gr.Error(str(error), title="Cannot do that yet")
+    log.exception("unexpected error in a handler")
+    return gr.Error(UNEXPECTED, title="Unexpected error")
+
+
+def friendly_errors(fn: Callable) -> Callable:
+    """Turn any exception of a handler into a ``gr.Error`` the page shows as a message.
+
+    Our errors (``ValueError`` subclasses with messages for people) are shown as they are;
+    anything else is logged with its traceback on the server and shown as a generic line.
+    Generator handlers stay generators, so Gradio still streams them.
+
+    >>> @friendly_errors
+    ... def bad():
+    ...     raise ConfigError("n_head must divide n_embd.")
+    >>> try:
+    ...     bad()
+    ... except gr.Error as e:
+    ...     print(e.message)
+    n_head must divide n_embd.
+    """
+    if inspect.isgeneratorfunction(fn):
+        @functools.wraps(fn)
+        def generator_wrapper(*args, **kwargs):
+            try:
+                yield from fn(*args, **kwargs)
+            except Exception as error:
+                raise _to_gr_error(error) from error
+        return generator_wrapper
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except Exception as error:
+            raise _to_gr_error(error) from error
+    return wrapper
+
+
+def require_model(session: Session, action: str) -> None:
+    """Raise a message saying what to do first when there is no trained model yet."""
+    if session.model is None or session.model_tokenizer is None:
+        raise gr.Error(
+            f"There is no model to {action} yet. Train one on the 'Model & training' tab "
+            "(or upload a bundle there) first.", title="No model yet")

@@ -1,0 +1,181 @@
+"""Training runs for the page: straight in this process, or in chunks on a ZeroGPU Space.
+
+On a ZeroGPU Space (the ``spaces`` package is installed and ``SPACES_ZERO_GPU`` is set) a GPU
+exists only inside functions decorated with ``spaces.GPU``, each call is limited in time,
+and the call runs in a forked child process whose changes never reach this one. So a long
+run goes in chunks: each chunk rebuilds the model and the trainer from the weights and the
+trainer state, trains for at most ``CHUNK_SECONDS``, and yields the records and then the
+new state back. Everywhere else ``LocalRun`` drives one ``Trainer`` in this process, and
+the ``gpu`` decorator does nothing.
+
+Stop works the same way in both: ``stop()`` writes a small flag file that the chunk checks
+after every step (a forked child sees the file system, not our memory).
+
+>>> run = LocalRun.__name__, ChunkedRun.__name__   # both: .records(), .stop(), .state()
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import torch
+
+try:  # before anything initialises CUDA: the spaces package insists on it
+    import spaces
+
+    gpu = spaces.GPU
+except ImportError:
+    def gpu(fn=None, **_):
+        """The same call shapes as ``spaces.GPU`` (bare or with arguments), doing nothing."""
+        return fn if fn is not None else (lambda f: f)
+
+from playground.config import ModelConfig, TrainConfig
+from playground.model import GPT
+from playground.train import EndRecord, Trainer
+
+ON_ZERO_GPU = os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in {"1", "true", "yes"}
+CHUNK_SECONDS = float(os.environ.get("PLAYGROUND_CHUNK_SECONDS", "45"))
+
+
+@dataclass
+class ChunkState:
+    """What a chunk hands back: CPU weights and the trainer state (history included)."""
+
+    weights: dict[str, torch.Tensor]
+    trainer_state: dict[str, Any]
+
+
+def _to_cpu(obj: Any) -> Any:
+    """The same nested structure with every tensor copied to the CPU (to pickle it back)."""
+    if isinstance(obj, torch.Tensor):
+        return obj.detach().cpu()
+    if isinstance(obj, dict):
+        return {k: _to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_cpu(v) for v in obj)
+    return obj
+
+
+@gpu(duration=int(CHUNK_SECONDS + 30))  # GPU seconds per call: the budget, start-up, transfer
+def train_chunk(model_config: dict, weights: dict, train_ids: torch.Tensor, val_ids: torch.Tensor,
+                train_config: dict, trainer_state: dict | None, chars_per_token: float,
+                tokenizer, stop_path: str, seconds: float = CHUNK_SECONDS) -> Iterator[Any]:
+    """One GPU call: rebuild, train for at most ``seconds``, yield records, then a ChunkState.
+
+    Ends early with the trainer's own ``EndRecord`` when the run is done or ``stop_path``
+    exists. Only picklable values go in and out (ZeroGPU pickles both directions).
+    """
+    model = GPT(ModelConfig.from_dict(model_config))
+    model.load_state_dict(weights)
+    trainer = Trainer(model, train_ids, val_ids, TrainConfig.from_dict(train_config),
+                      chars_per_token=chars_per_token, tokenizer=tokenizer)
+    if trainer_state is not None:
+        trainer.load_state_dict(trainer_state)
+    started = time.monotonic()
+    run = trainer.run()
+    for record in run:
+        yield record
+        if isinstance(record, EndRecord):
+            break
+        if os.path.exists(stop_path):
+            trainer.stop()  # the next record is EndRecord("stopped")
+        elif time.monotonic() - started > seconds:
+            run.close()  # between steps: the trainer state is consistent
+            break
+    yield ChunkState(_to_cpu(model.state_dict()), _to_cpu(trainer.state_dict()))
+
+
+class LocalRun:
+    """One ``Trainer`` in this process; the model is trained in place."""
+
+    def __init__(self, model: GPT, train_ids, val_ids, train_config: TrainConfig, *,
+                 chars_per_token: float, tokenizer, trainer_state: dict | None, workdir: Path):
+        self.trainer = Trainer(model, train_ids, val_ids, train_config,
+                               chars_per_token=chars_per_token, tokenizer=tokenizer)
+        if trainer_state is not None:
+            self.trainer.load_state_dict(trainer_state)
+        self.model = model
+
+    @property
+    def step(self) -> int:
+        return self.trainer.step
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return self.trainer.history
+
+    def records(self) -> Iterator[Any]:
+        return self.trainer.run()
+
+    def stop(self) -> None:
+        self.trainer.stop()
+
+    def state(self) -> dict[str, Any]:
+        return self.trainer.state_dict()
+
+
+class ChunkedRun:
+    """A run driven in ``train_chunk`` calls; ``model`` (on the CPU) gets each chunk's weights."""
+
+    def __init__(self, model: GPT, train_ids, val_ids, train_config: TrainConfig, *,
+                 chars_per_token: float, tokenizer, trainer_state: dict | None, workdir: Path,
+                 seconds: float = CHUNK_SECONDS):
+        self.model = model.cpu()
+        self.train_ids, self.val_ids = train_ids, val_ids
+        self.train_config, self.tokenizer = train_config, tokenizer
+        self.chars_per_token, self.seconds = chars_per_token, seconds
+        self._state = trainer_state
+        self.stop_path = workdir / "stop-training"
+        self.stop_path.unlink(missing_ok=True)
+
+    @property
+    def step(self) -> int:
+        return int(self._state["step"]) if self._state else 0
+
+    @property
+    def history(self) -> list[dict[str, Any]]:
+        return list(self._state["history"]) if self._state else []
+
+    def records(self) -> Iterator[Any]:
+        """Chunks until an ``EndRecord`` arrives; the model and state advance after each."""
+        try:
+            while True:
+                end = None
+                for item in train_chunk(
+                        self.model.config.to_dict(), _to_cpu(self.model.state_dict()),
+                        self.train_ids, self.val_ids, self.train_config.to_dict(), self._state,
+                        self.chars_per_token, self.tokenizer, str(self.stop_path), self.seconds):
+                    if isinstance(item, ChunkState):
+                        self.model.load_state_dict(item.weights)
+                        self._state = item.trainer_state
+                    elif isinstance(item, EndRecord):
+                        end = item  # held back until the chunk's weights are in self.model
+                    else:
+                        yield item
+                if end is not None:
+                    yield end
+                    return
+        finally:
+            self.stop_path.unlink(missing_ok=True)
+
+    def stop(self) -> None:
+        self.stop_path.touch()
+
+    def state(self) -> dict[str, Any]:
+        return self._state
+
+
+def start_run(model: GPT, train_ids, val_ids, train_config: TrainConfig, *, chars_per_token: float,
+              tokenizer, trainer_state: dict | None, workdir: Path,
+              chunk_seconds: float | None = None):
+    """A ``ChunkedRun`` on ZeroGPU (or when ``chunk_seconds`` is given), else a ``LocalRun``."""
+    kwargs = dict(chars_per_token=chars_per_token, tokenizer=tokenizer,
+                  trainer_state=trainer_state, workdir=workdir)
+    if chunk_seconds is None and not ON_ZERO_GPU:
+        return LocalRun(model, train_ids, val_ids, train_config, **kwargs)
+    return ChunkedRun(model, train_ids, val_ids, train_config,
+                      seconds=CHUNK_SECONDS if chunk_seconds is None else chunk_seconds, **kwargs)

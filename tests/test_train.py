@@ -1,0 +1,394 @@
+"""The training loop: schedule, repeatability, failures, resuming, and that it learns."""
+
+import json
+import math
+import threading
+
+import pytest
+import torch
+
+from playground.checkpoint import load_bundle, save_bundle
+from playground.config import PRESETS, ConfigError, ModelConfig, TrainConfig, replace
+from playground.model import GPT
+from playground.tokenizer import train_tokenizer
+from playground.train import (
+    EndRecord,
+    EvalRecord,
+    StepRecord,
+    Trainer,
+    bits_per_char,
+    lr_at,
+    prepare_data,
+    record_from_dict,
+)
+
+VOCAB, BLOCK = 16, 16
+
+
+def tiny_model(seed=0, **changes) -> GPT:
+    torch.manual_seed(seed)
+    cfg = dict(vocab_size=VOCAB, block_size=BLOCK, n_layer=1, n_head=2, n_embd=16)
+    return GPT(ModelConfig(**{**cfg, **changes}))
+
+
+def tiny_config(**changes) -> TrainConfig:
+    cfg = dict(max_steps=12, batch_size=4, lr=1e-2, min_lr=1e-3, warmup_steps=2,
+               eval_interval=5, eval_iters=2, device="cpu", dtype="float32")
+    return TrainConfig(**{**cfg, **changes})
+
+
+def token_stream(n=600, seed=0) -> torch.Tensor:
+    """Ids with structure to learn: mostly counting upwards, with random jumps."""
+    g = torch.Generator().manual_seed(seed)
+    jumps = torch.randint(VOCAB, (n,), generator=g) * (torch.rand(n, generator=g) < 0.2)
+    return (torch.arange(n) + jumps.cumsum(0)) % VOCAB
+
+
+def make_trainer(model=None, config=None, **kwargs) -> Trainer:
+    ids = token_stream()
+    return Trainer(model or tiny_model(), ids[:500], ids[500:], config or tiny_config(), **kwargs)
+
+
+def step_losses(records) -> list[float]:
+    return [r.loss for r in records if isinstance(r, StepRecord)]
+
+
+def weights(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def assert_same_weights(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for name in a:
+        assert torch.equal(a[name], b[name]), name
+
+
+# ---------------------------------------------------------------------------------------------
+# The schedule
+
+
+def test_lr_schedule_warms_up_linearly_then_follows_a_cosine_to_min_lr():
+    cfg = TrainConfig(max_steps=110, lr=1e-3, min_lr=1e-4, warmup_steps=10)
+    assert lr_at(0, cfg) == pytest.approx(1e-3 * 1 / 11)
+    assert lr_at(9, cfg) == pytest.approx(1e-3 * 10 / 11)
+    assert lr_at(10, cfg) == pytest.approx(1e-3)  # the peak, right after warmup
+    assert lr_at(60, cfg) == pytest.approx(0.5 * (1e-3 + 1e-4))  # halfway down the cosine
+    assert lr_at(35, cfg) == pytest.approx(1e-4 + 0.5 * (1 + math.cos(math.pi / 4)) * 9e-4)
+    assert lr_at(110, cfg) == pytest.approx(1e-4)
+    assert lr_at(10_000, cfg) == pytest.approx(1e-4)
+    lrs = [lr_at(s, cfg) for s in range(10, 111)]
+    assert all(a >= b for a, b in zip(lrs, lrs[1:]))  # never rises after the warmup
+
+
+def test_lr_schedule_edge_cases():
+    no_warmup = TrainConfig(max_steps=100, lr=1e-3, min_lr=1e-4, warmup_steps=0)
+    assert lr_at(0, no_warmup) == pytest.approx(1e-3)
+    decay_first = TrainConfig(max_steps=1000, lr=1e-3, min_lr=1e-4, warmup_steps=0, lr_decay_steps=50)
+    assert lr_at(50, decay_first) == pytest.approx(1e-4)  # lr_decay_steps overrides max_steps
+    long_warmup = TrainConfig(max_steps=20, lr=1e-3, min_lr=1e-4, warmup_steps=50)
+    assert lr_at(19, long_warmup) == pytest.approx(1e-3 * 20 / 51)  # still warming up: no crash
+
+
+def test_the_steps_use_the_schedule():
+    cfg = tiny_config(max_steps=8, warmup_steps=3)
+    records = list(make_trainer(config=cfg).run())
+    assert [r.lr for r in records if isinstance(r, StepRecord)] == [lr_at(s, cfg) for s in range(8)]
+
+
+def test_bits_per_char_converts_nats_per_token():
+    assert bits_per_char(math.log(2), 1.0) == pytest.approx(1.0)
+    assert bits_per_char(math.log(2) * 4, 2.0) == pytest.approx(2.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Records and repeatability
+
+
+def test_a_run_yields_steps_evaluations_and_one_end_record():
+    trainer = make_trainer(config=tiny_config(max_steps=12, eval_interval=5))
+    records = list(trainer.run())
+    evals = [r for r in records if isinstance(r, EvalRecord)]
+    steps = [r for r in records if isinstance(r, StepRecord)]
+    assert [e.step for e in evals] == [0, 5, 10, 12]  # before training, every 5, at the end
+    assert [s.step for s in steps] == list(range(1, 13))
+    assert [s.tokens for s in steps] == [k * 4 * BLOCK for k in range(1, 13)]
+    assert isinstance(records[0], EvalRecord) and records[-1] == EndRecord(12, "done", records[-1].message)
+    assert all(s.tokens_per_s > 0 and math.isfinite(s.loss) for s in steps)
+    assert all(a.elapsed <= b.elapsed for a, b in zip(records[:-1], records[1:]) if hasattr(a, "elapsed") and hasattr(b, "elapsed"))
+    for e in evals:
+        assert e.val_bpc == pytest.approx(e.val_loss / math.log(2))  # chars_per_token = 1
+        assert e.sample is None
+    assert evals[-1].val_loss < evals[0].val_loss
+    assert trainer.done and trainer.step == 12
+
+
+def test_bits_per_char_use_the_tokenizers_characters_per_token():
+    trainer = make_trainer(config=tiny_config(max_steps=2), chars_per_token=2.5)
+    ev = next(r for r in trainer.run() if isinstance(r, EvalRecord))
+    assert ev.train_bpc == pytest.approx(ev.train_loss / math.log(2) / 2.5)
+    assert ev.val_bpc == pytest.approx(ev.val_loss / math.log(2) / 2.5)
+
+
+def test_same_seed_repeats_exactly_and_another_seed_differs():
+    runs = []
+    for seed in (7, 7, 8):
+        model = tiny_model(dropout=0.1)
+        records = list(make_trainer(model, tiny_config(seed=seed)).run())
+        runs.append((step_losses(records), weights(model)))
+    assert runs[0][0] == runs[1][0]
+    assert_same_weights(runs[0][1], runs[1][1])
+    assert runs[0][0] != runs[2][0]
+
+
+def test_evaluating_does_not_change_the_training_batches():
+    often = list(make_trainer(config=tiny_config(eval_interval=1)).run())
+    rarely = list(make_trainer(config=tiny_config(eval_interval=1000)).run())
+    assert step_losses(often) == step_losses(rarely)
+
+
+def test_history_holds_every_record_as_a_json_ready_dict():
+    trainer = make_trainer()
+    records = list(trainer.run())
+    assert trainer.history == [r.to_dict() for r in records]
+    assert [record_from_dict(d) for d in json.loads(json.dumps(trainer.history))] == records
+    assert {d["kind"] for d in trainer.history} == {"step", "eval", "end"}
+
+
+def test_eval_records_carry_a_sample_when_asked():
+    text = "abcdefghijklmnop" * 40
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, 0.1, block_size=BLOCK)
+    trainer = Trainer(tiny_model(), train_ids, val_ids, tiny_config(max_steps=5, sample_tokens=12),
+                      tokenizer=tok)
+    samples = [r.sample for r in trainer.run() if isinstance(r, EvalRecord)]
+    assert len(samples) == 2 and all(isinstance(s, str) and len(s) == 12 for s in samples)
+
+
+# ---------------------------------------------------------------------------------------------
+# Learning
+
+
+def test_a_single_batch_can_be_overfit():
+    ids = torch.randint(VOCAB, (BLOCK + 1,))  # exactly one window: every batch is the same
+    cfg = tiny_config(max_steps=150, batch_size=2, lr=1e-2, min_lr=1e-2, warmup_steps=0,
+                      weight_decay=0.0, eval_interval=150)
+    records = list(Trainer(tiny_model(n_embd=32), ids, ids, cfg).run())
+    assert step_losses(records)[0] > 2.0  # about ln(16) = 2.77 at the start
+    assert records[-2].train_loss < 0.05
+
+
+def test_grad_accum_gives_the_same_steps_as_one_big_batch():
+    results = []
+    for accum in (1, 2):
+        model = tiny_model()
+        records = list(make_trainer(model, tiny_config(batch_size=8, grad_accum=accum)).run())
+        results.append((step_losses(records), weights(model)))
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-5)
+    for name, w in results[0][1].items():
+        torch.testing.assert_close(results[1][1][name], w, rtol=1e-4, atol=1e-5)
+
+
+def test_label_smoothing_reaches_the_loss():
+    plain = step_losses(make_trainer(config=tiny_config(max_steps=1)).run())
+    smoothed = step_losses(make_trainer(config=tiny_config(max_steps=1, label_smoothing=0.5)).run())
+    assert smoothed[0] != plain[0]
+
+
+@pytest.mark.slow
+def test_tiny_preset_learns_tiny_shakespeare(shakespeare_text):
+    """The `tiny` preset as shipped, on the whole text: validation loss well below 2.5."""
+    preset = PRESETS["tiny"]
+    tok = train_tokenizer("char", shakespeare_text)
+    train_ids, val_ids = prepare_data(shakespeare_text, tok, preset.train.val_fraction)
+    torch.manual_seed(preset.train.seed)
+    model = GPT(replace(preset.model, vocab_size=tok.vocab_size))
+    cfg = replace(preset.train, device="cpu", dtype="float32", sample_tokens=0)
+    evals = [r for r in Trainer(model, train_ids, val_ids, cfg).run() if isinstance(r, EvalRecord)]
+    assert evals[0].val_loss > 4.0  # about ln(65) = 4.17 before training
+    assert evals[-1].step == cfg.max_steps
+    assert evals[-1].val_loss < 2.2
+
+
+# ---------------------------------------------------------------------------------------------
+# Stopping and failures
+
+
+def test_stop_ends_the_run_after_the_current_step_and_run_continues_later():
+    trainer = make_trainer()
+    records = []
+    for record in trainer.run():
+        records.append(record)
+        if isinstance(record, StepRecord) and record.step == 3:
+            trainer.stop()
+    assert records[-1].reason == "stopped" and records[-1].step == 3 == trainer.step
+    assert torch.isfinite(trainer.model(torch.zeros(1, 4, dtype=torch.long)).logits).all()
+    rest = list(trainer.run())  # the flag is spent: the run goes on to the end
+    assert rest[-1].reason == "done" and trainer.step == 12
+    assert [r.step for r in rest if isinstance(r, StepRecord)] == list(range(4, 13))
+
+
+def test_stop_from_another_thread():
+    trainer = make_trainer(config=tiny_config(max_steps=100_000, eval_interval=100_000))
+    first_step = threading.Event()
+
+    def consume():
+        for record in trainer.run():
+            first_step.set()
+            consume.last = record
+
+    worker = threading.Thread(target=consume)
+    worker.start()
+    assert first_step.wait(timeout=60)
+    trainer.stop()
+    worker.join(timeout=60)
+    assert not worker.is_alive()
+    assert consume.last.reason == "stopped" and 0 < trainer.step < 100_000
+
+
+def fail_at_step(model, k, make_result):
+    """Make the k-th training forward pass return ``make_result(output)`` (or raise)."""
+    forward = model.forward
+    calls = {"train": 0}
+
+    def patched(*args, **kwargs):
+        out = forward(*args, **kwargs)
+        if model.training:
+            calls["train"] += 1
+            if calls["train"] == k:
+                return make_result(out)
+        return out
+
+    model.forward = patched
+
+
+def test_a_nan_loss_stops_at_once_and_keeps_the_last_good_weights():
+    model = tiny_model()
+    fail_at_step(model, 6, lambda out: out._replace(loss=out.loss * float("nan")))
+    trainer = make_trainer(model)
+    good = None
+    for record in trainer.run():
+        if isinstance(record, StepRecord) and record.step == 5:
+            good = weights(model)
+    end = record
+    assert end.reason == "nan" and end.step == 5 == trainer.step
+    assert "step 6" in end.message and "lr=" in end.message
+    assert_same_weights(weights(model), good)
+    assert all(torch.isfinite(p).all() for p in model.parameters())
+    assert all(p.grad is None for p in model.parameters())
+
+
+def test_an_infinite_loss_counts_as_not_finite_too():
+    model = tiny_model()
+    fail_at_step(model, 1, lambda out: out._replace(loss=out.loss + float("inf")))
+    end = list(make_trainer(model).run())[-1]
+    assert end.reason == "nan" and end.step == 0 and "inf" in end.message
+
+
+@pytest.mark.parametrize("error", [
+    torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"),
+    RuntimeError("[enforce fail at alloc_cpu.cpp:117] DefaultCPUAllocator: can't allocate memory"),
+    MemoryError(),
+])
+def test_out_of_memory_ends_the_run_with_advice_and_the_model_lives_on(error):
+    model = tiny_model()
+
+    def boom(out):
+        raise error
+
+    fail_at_step(model, 4, boom)
+    trainer = make_trainer(model)
+    records = list(trainer.run())
+    end = records[-1]
+    assert end.reason == "oom" and end.step == 3 == trainer.step
+    assert "batch_size" in end.message and "block_size" in end.message
+    assert all(p.grad is None for p in model.parameters())
+    rest = list(trainer.run())  # the patched step has passed: training can go on
+    assert rest[-1].reason == "done" and trainer.step == 12
+
+
+def test_an_unexpected_error_ends_the_run_with_its_message():
+    model = tiny_model()
+
+    def boom(out):
+        raise ValueError("something odd")
+
+    fail_at_step(model, 2, boom)
+    end = list(make_trainer(model).run())[-1]
+    assert end.reason == "error" and end.step == 1 and "something odd" in end.message
+    assert torch.isfinite(model(torch.zeros(1, 4, dtype=torch.long)).logits).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Resuming
+
+
+def test_chunked_runs_equal_one_straight_run():
+    straight_model = tiny_model(dropout=0.1)
+    straight = step_losses(make_trainer(straight_model).run())
+    model = tiny_model(dropout=0.1)
+    trainer = make_trainer(model)
+    chunks = []
+    for n in (4, 5, 100):
+        records = list(trainer.run(max_steps=n))
+        chunks += step_losses(records)
+    assert records[-1].reason == "done" and trainer.done
+    assert chunks == straight
+    assert_same_weights(weights(model), weights(straight_model))
+
+
+def test_resume_from_a_bundle_equals_one_straight_run(tmp_path):
+    text = "the quick brown fox jumps over the lazy dog. " * 30
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, 0.2, block_size=BLOCK)
+    cfg = tiny_config(max_steps=14, eval_interval=4)
+
+    def model(seed):
+        return tiny_model(seed, vocab_size=tok.vocab_size, dropout=0.1)
+
+    straight_model = model(0)
+    straight = list(Trainer(straight_model, train_ids, val_ids, cfg).run())
+
+    first = Trainer(model(0), train_ids, val_ids, cfg)
+    head = list(first.run(max_steps=6))
+    path = save_bundle(tmp_path / "run.zip", first.model, tok, cfg, first.history, first.state_dict())
+    torch.manual_seed(123)  # whatever happened in between must not matter
+    bundle = load_bundle(path)
+    resumed = Trainer(bundle.model, train_ids, val_ids, bundle.train_config)
+    resumed.load_state_dict(bundle.trainer_state)
+    tail = list(resumed.run())
+
+    assert resumed.step == 14 and tail[-1].reason == "done"
+    assert step_losses(head) + step_losses(tail) == step_losses(straight)
+    straight_evals = [(r.step, r.val_loss) for r in straight if isinstance(r, EvalRecord)]
+    resumed_evals = [(r.step, r.val_loss) for r in head + tail if isinstance(r, EvalRecord)]
+    assert resumed_evals == straight_evals
+    assert_same_weights(weights(bundle.model), weights(straight_model))
+    assert resumed.history[: len(head)] == [r.to_dict() for r in head]
+
+
+# ---------------------------------------------------------------------------------------------
+# Data and refusals
+
+
+def test_prepare_data_splits_the_tokens_contiguously():
+    text = "hello world, " * 20
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, 0.25)
+    assert train_ids.dtype == val_ids.dtype == torch.long
+    assert len(train_ids) == 195 and len(val_ids) == 65
+    assert tok.decode(torch.cat([train_ids, val_ids]).tolist()) == text
+
+
+def test_prepare_data_refuses_a_validation_part_shorter_than_one_window():
+    text = "abcdefgh" * 10
+    tok = train_tokenizer("char", text)
+    with pytest.raises(ConfigError, match="validation part .* 8 tokens .* block_size"):
+        prepare_data(text, tok, 0.1, block_size=32)
+
+
+def test_the_trainer_refuses_data_that_does_not_fit_the_model():
+    ids = token_stream()
+    with pytest.raises(ConfigError, match="model knows only 16 tokens"):
+        Trainer(tiny_model(), ids + 1, ids, tiny_config())
+    with pytest.raises(ConfigError, match="training part .* block_size"):
+        Trainer(tiny_model(), ids[:BLOCK], ids, tiny_config())
