@@ -247,7 +247,9 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
         try:
             tensors[name] = torch.from_numpy(np.ascontiguousarray(obj).copy())
         except TypeError:
-            raise BundleError(f"{where} is a numpy array of {obj.dtype}, which a bundle cannot store.") from None
+            raise BundleError(
+                f"{where} is a numpy array of {obj.dtype}, which a bundle cannot store."
+            ) from None
         return {"__ndarray__": name}
     if isinstance(obj, np.generic):
         return obj.item()
@@ -261,7 +263,8 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
         if all(isinstance(k, str) for k in obj) and not _TAGS & obj.keys():
             return {k: _encode_state(v, tensors, f"{where}.{k}") for k, v in obj.items()}
         return {"__items__": [
-            [_encode_state(k, tensors, f"{where} key"), _encode_state(v, tensors, f"{where}[{k!r}]")]
+            [_encode_state(k, tensors, f"{where} key"),
+             _encode_state(v, tensors, f"{where}[{k!r}]")]
             for k, v in obj.items()
         ]}
     raise BundleError(
@@ -325,7 +328,7 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> 
     train_config = _config(TrainConfig, _json_member(members, TRAIN_CONFIG, name), "training settings")
     try:
         tokenizer = tokenizer_from_json(members[TOKENIZER].decode("utf-8"))
-    except (TokenizerError, UnicodeDecodeError) as exc:
+    except (TokenizerError, UnicodeDecodeError, KeyError, TypeError) as exc:
         raise BundleError(f"The tokenizer in '{name}' cannot be rebuilt: {exc}") from exc
     if tokenizer.vocab_size != model_config.vocab_size:
         raise BundleError(
@@ -344,7 +347,8 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> 
             trainer_state = _decode_state(_json_member(members, STATE_JSON, name), tensors)
         except (KeyError, TypeError, ValueError) as exc:
             raise BundleError(f"The trainer state in '{name}' is damaged ({exc!r}).") from exc
-    return Bundle(model.to(device).eval(), tokenizer, model_config, train_config, history, trainer_state, meta)
+    model = model.to(device).eval()
+    return Bundle(model, tokenizer, model_config, train_config, history, trainer_state, meta)
 
 
 def _read_members(path: Path) -> dict[str, bytes]:
@@ -374,7 +378,8 @@ def _read_members(path: Path) -> dict[str, bytes]:
             return {i.filename: zf.read(i) for i in infos if i.filename in KNOWN}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
         raise BundleError(
-            f"'{name}' is damaged: a part of the zip cannot be read ({exc}). Save or download it again."
+            f"'{name}' is damaged: a part of the zip cannot be read ({exc}). "
+            f"Save or download it again."
         ) from exc
 
 
@@ -463,7 +468,9 @@ def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
         for k in expected if k in tensors and not tensors[k].is_floating_point()
     ]
     if problems:
-        shown = "; ".join(problems[:4]) + (f"; and {len(problems) - 4} more" if len(problems) > 4 else "")
+        shown = "; ".join(problems[:4])
+        if len(problems) > 4:
+            shown += f"; and {len(problems) - 4} more"
         raise BundleError(f"The weights in '{name}' do not fit its model settings: {shown}.")
     first_of: dict[int, str] = {}
     for k, t in expected.items():  # names the settings tie must hold equal matrices

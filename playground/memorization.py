@@ -1,9 +1,13 @@
 """Memorisation check: which parts of a generated text the model copied from its training text.
 
-An index of every K-character window of the training text (K = 8) is built once per corpus as
-a sorted array of 64-bit hashes. A span of generated text can only occur verbatim in the
-corpus if all its K-character windows do, so the index finds candidate spans in one
-vectorised look-up; each candidate is then confirmed with an exact substring search.
+An index of every K-character window of the training text (K = 8) is built once per corpus:
+one sorted array of 64-bit keys, each a window's hash in the high bits and the position the
+window starts at in the low bits (one sort of plain integers, 3x faster than an argsort,
+and 8 bytes per corpus character: 400 MB for 50 MB of text). The copied part
+of a generated text is the union of its ``min_chars``-long windows that occur verbatim in the
+corpus (a longer copy is covered by its windows, each of which is a copy too). A window can
+only occur where its rarest K-character piece does, so each one is checked exactly against
+the few corpus positions of that piece, never by scanning the whole corpus.
 
 >>> index = CopyIndex("the cat sat on the mat. the dog sat on the log.")
 >>> report = index.find_copies("a cat sat on the log!", min_chars=10)
@@ -18,21 +22,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 K = 8  # window length of the index; min_chars may not go below it
 _BASE = np.uint64(1_000_003)
+_CHUNK = 1 << 22  # windows hashed at once: bounds the temporaries to ~100 MB for any corpus
+# Beyond this many corpus positions for a window's rarest piece, one substring search is
+# cheaper than checking each position (only text made of very common pieces gets there).
+_MAX_CANDIDATES = 2048
 
 
 def _window_hashes(text: str) -> np.ndarray:
     """64-bit polynomial hash of every K-character window: (len(text) - K + 1,) uint64."""
-    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    # "surrogatepass": a lone surrogate (possible in text read with errors="surrogateescape")
+    # still hashes instead of raising
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     n = codes.size - K + 1
     if n <= 0:
         return np.empty(0, dtype=np.uint64)
-    h = np.zeros(n, dtype=np.uint64)
+    h = np.empty(n, dtype=np.uint64)
     with np.errstate(over="ignore"):  # wrapping multiplication is the hash
-        for j in range(K):
-            h = h * _BASE + codes[j : j + n]
+        for start in range(0, n, _CHUNK):
+            stop = min(n, start + _CHUNK)
+            part = codes[start : stop + K - 1].astype(np.uint64)  # (stop - start + K - 1,)
+            acc = np.zeros(stop - start, dtype=np.uint64)
+            for j in range(K):
+                acc = acc * _BASE + part[j : j + stop - start]
+            h[start:stop] = acc
     return h
 
 
@@ -59,50 +75,55 @@ class CopyIndex:
 
     def __init__(self, corpus: str):
         self.corpus = corpus
-        self.hashes = np.unique(_window_hashes(corpus))  # sorted, for searchsorted
-
-    def _known(self, hashes: np.ndarray) -> np.ndarray:
-        if self.hashes.size == 0 or hashes.size == 0:
-            return np.zeros(hashes.size, dtype=bool)
-        pos = np.searchsorted(self.hashes, hashes).clip(max=self.hashes.size - 1)
-        return self.hashes[pos] == hashes
+        # low bits: a window's start position; high bits: the top of its hash (38 bits for
+        # 50 MB; a rare collision only adds a candidate position that the exact check drops)
+        self.pos_bits = max(1, len(corpus).bit_length())
+        keys = _window_hashes(corpus)  # (n_windows,) uint64, turned into keys in place
+        shift = np.uint64(self.pos_bits)
+        keys >>= shift
+        keys <<= shift
+        for start in range(0, keys.size, _CHUNK):
+            stop = min(keys.size, start + _CHUNK)
+            keys[start:stop] |= np.arange(start, stop, dtype=np.uint64)
+        keys.sort()  # not np.unique: numpy 2.x's hash-based unique takes minutes on 50M values
+        self.keys = keys
 
     def find_copies(self, generated: str, min_chars: int = 20) -> CopyReport:
-        """Maximal spans of at least ``min_chars`` characters found verbatim in the corpus."""
-        if min_chars < K:
-            raise ValueError(f"The shortest span the check can look for is {K} characters.")
-        known = self._known(_window_hashes(generated))
-        spans: list[CopiedSpan] = []
-        i, n = 0, known.size
-        while i < n:
-            if not known[i]:
-                i += 1
-                continue
-            j = i
-            while j + 1 < n and known[j + 1]:
-                j += 1
-            spans += self._confirm(generated, i, j + K, min_chars)  # run of windows i..j
-            i = j + 1
-        copied = sum(s.end - s.start for s in spans)
-        return CopyReport(spans, copied, len(generated))
+        """Maximal spans of at least ``min_chars`` characters found verbatim in the corpus.
 
-    def _confirm(self, text: str, start: int, end: int, min_chars: int) -> list[CopiedSpan]:
-        """Exact check of a candidate run text[start:end]: the union of all verbatim matches.
-
-        For each position i, ``e`` is the end of the longest match starting at i; a suffix of
-        a match is a match, so ``e`` never moves back and each character is tested once.
+        Overlapping or touching copies merge into one span, so the spans are the union of
+        every verbatim match and ``copied_chars`` counts each character once.
         """
+        if isinstance(min_chars, bool) or not isinstance(min_chars, int) or min_chars < K:
+            raise ValueError(f"The shortest span the check can look for is {K} characters.")
+        n_windows = len(generated) - min_chars + 1
+        if n_windows <= 0 or self.keys.size == 0:
+            return CopyReport([], 0, len(generated))
+        shift = np.uint64(self.pos_bits)
+        pieces = _window_hashes(generated) >> shift << shift  # (len - K + 1,) the K-char pieces
+        lo = np.searchsorted(self.keys, pieces, side="left")
+        hi = np.searchsorted(self.keys, pieces | np.uint64((1 << self.pos_bits) - 1), side="right")
+        counts = hi - lo  # corpus occurrences of each piece
+        # each min_chars window holds min_chars - K + 1 pieces: (n_windows, min_chars - K + 1)
+        per_window = sliding_window_view(counts, min_chars - K + 1)
+        rarest = per_window.argmin(axis=1)  # offset of each window's rarest piece
         intervals: list[list[int]] = []
-        e = start
-        for i in range(start, end - min_chars + 1):
-            if e - i < min_chars:
-                if text[i : i + min_chars] not in self.corpus:
-                    continue
-                e = i + min_chars
-            while e < end and text[i : e + 1] in self.corpus:
-                e += 1
+        for i in np.flatnonzero(per_window.min(axis=1) > 0).tolist():
+            piece = i + int(rarest[i])
+            if not self._occurs(generated[i : i + min_chars], piece - i, lo[piece], hi[piece]):
+                continue
             if intervals and i <= intervals[-1][1]:
-                intervals[-1][1] = max(intervals[-1][1], e)
+                intervals[-1][1] = i + min_chars
             else:
-                intervals.append([i, e])
-        return [CopiedSpan(a, b, text[a:b]) for a, b in intervals]
+                intervals.append([i, i + min_chars])
+        spans = [CopiedSpan(a, b, generated[a:b]) for a, b in intervals]
+        return CopyReport(spans, sum(b - a for a, b in intervals), len(generated))
+
+    def _occurs(self, window: str, offset: int, lo: int, hi: int) -> bool:
+        """Whether ``window`` is in the corpus, given that its piece at ``offset`` starts at
+        one of the corpus positions held by keys[lo:hi]."""
+        if hi - lo > _MAX_CANDIDATES:
+            return window in self.corpus
+        mask = np.uint64((1 << self.pos_bits) - 1)
+        starts = (self.keys[lo:hi] & mask).astype(np.int64) - offset
+        return any(self.corpus.startswith(window, p) for p in starts[starts >= 0].tolist())

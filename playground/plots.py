@@ -110,6 +110,12 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
         margin=dict(l=60, r=20, t=30, b=50), height=360,
         hovermode="x unified",
     )
+    if not train_x and not val_x:
+        fig.add_annotation(text="The loss curve appears here once training starts.",
+                           showarrow=False, font=dict(size=14, color="#6b7280"),
+                           xref="paper", yref="paper", x=0.5, y=0.5)
+        fig.update_xaxes(range=[0, 1], showticklabels=False)
+        fig.update_yaxes(range=[0, 1], showticklabels=False)
     return fig
 
 

@@ -225,6 +225,7 @@ class Trainer:
         self.train_ids = self._checked_ids(train_ids, "training", vocab_size)
         self.val_ids = self._checked_ids(val_ids, "validation", vocab_size)
         self.micro_batch = config.batch_size // config.grad_accum
+        self._positions = torch.arange(self.block_size + 1, device=self.device)  # (T + 1,)
 
         self.optimizer = model.configure_optimizer(
             config.weight_decay, config.lr, (config.beta1, config.beta2), self.device.type)
@@ -238,6 +239,7 @@ class Trainer:
         self._eval_gen = torch.Generator().manual_seed((config.seed + 1) % 2**63)
         self.step = 0
         self.elapsed = 0.0  # seconds spent in run(), summed over calls
+        self.train_time = 0.0  # of which in optimiser steps (evaluations excluded)
         self.history: list[dict[str, Any]] = []
         self._stop = threading.Event()
         self._step_times: collections.deque[float] = collections.deque(maxlen=THROUGHPUT_WINDOW)
@@ -322,13 +324,14 @@ class Trainer:
         for group in opt.param_groups:
             group["lr"] = lr
         x, y = self._batch(self.train_ids, cfg.batch_size, self._train_gen)  # (B, T) each
-        total = torch.zeros((), device=self.device)
+        total = None
         for xm, ym in zip(x.chunk(cfg.grad_accum), y.chunk(cfg.grad_accum)):
             with autocast_context(self.device, self.dtype):
                 loss = self._forward(xm, ym, label_smoothing=cfg.label_smoothing)[1]
-            loss = loss / cfg.grad_accum  # the gradients add up to the mean over the batch
+            if cfg.grad_accum > 1:
+                loss = loss / cfg.grad_accum  # the gradients add up to the mean over the batch
             (self.scaler.scale(loss) if self.scaler else loss).backward()
-            total += loss.detach()
+            total = loss.detach() if total is None else total + loss.detach()
         loss_value = total.item()
         grads_finite = True
         if cfg.grad_clip > 0:
@@ -347,7 +350,9 @@ class Trainer:
             opt.step()
         opt.zero_grad(set_to_none=True)
         self.step += 1
-        self._step_times.append(time.perf_counter() - t0)
+        seconds = time.perf_counter() - t0
+        self.train_time += seconds
+        self._step_times.append(seconds)
         tokens_per_s = len(self._step_times) * cfg.batch_size * self.block_size / sum(self._step_times)
         return StepRecord(self.step, self.tokens, loss_value, lr, tokens_per_s, elapsed())
 
@@ -356,8 +361,7 @@ class Trainer:
         """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T)."""
         T = self.block_size
         starts = torch.randint(len(ids) - T, (batch_size,), generator=generator)
-        offsets = starts.to(self.device)[:, None] + torch.arange(T + 1, device=self.device)
-        window = ids[offsets]  # (B, T + 1), one gather instead of B slices
+        window = ids[starts.to(self.device)[:, None] + self._positions]  # (B, T + 1) in one gather
         return window[:, :-1].contiguous(), window[:, 1:].contiguous()
 
     @torch.no_grad()
@@ -438,6 +442,7 @@ class Trainer:
         state = {
             "step": self.step,
             "elapsed": self.elapsed,
+            "train_time": self.train_time,
             "optimizer": self.optimizer.state_dict(),
             "train_rng": self._train_gen.get_state(),
             "eval_rng": self._eval_gen.get_state(),
@@ -454,6 +459,7 @@ class Trainer:
         """Continue a run from ``state_dict()``; the model's weights must be loaded already."""
         self.step = int(state["step"])
         self.elapsed = float(state["elapsed"])
+        self.train_time = float(state["train_time"])
         self.optimizer.load_state_dict(state["optimizer"])
         self._train_gen.set_state(state["train_rng"])
         self._eval_gen.set_state(state["eval_rng"])

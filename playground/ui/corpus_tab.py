@@ -71,7 +71,7 @@ def build(session: gr.State) -> dict[str, gr.components.Component]:
                       info="Tiny Shakespeare is ready to use; or upload your own files, or paste text.")
     files = gr.File(label=f"Your text files ({', '.join(TEXT_EXTENSIONS)}, UTF-8, up to 5 MB)",
                     file_count="multiple", file_types=list(TEXT_EXTENSIONS), type="filepath",
-                    visible=False)
+                    visible=False, elem_id="corpus-files")
     pasted = gr.Textbox(label="Paste your text", lines=8, visible=False,
                         info="Any language works; a few thousand characters or more trains best.",
                         placeholder="Paste text here, then press 'Use pasted text'.")
@@ -84,7 +84,7 @@ def build(session: gr.State) -> dict[str, gr.components.Component]:
                  [session, summary, preview, files, pasted, paste_btn],
                  concurrency_limit=None, api_visibility="private")
     files.upload(use_corpus, [session, source, files, pasted], [session, summary, preview],
-                 concurrency_limit=None, api_visibility="private")
+                 concurrency_limit=None, api_name="use_uploaded_corpus", api_visibility="private")
     paste_btn.click(use_corpus, [session, source, files, pasted], [session, summary, preview],
                     concurrency_limit=None, api_name="use_corpus")
     return {"summary": summary, "preview": preview, "source": source, "files": files}

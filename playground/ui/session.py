@@ -95,6 +95,15 @@ class Session:
         shutil.rmtree(app_temp_dir() / self.id, ignore_errors=True)
 
 
+def new_session() -> Session:
+    """``gr.State``'s initial value: a function, called once per visitor.
+
+    (Not the class itself: Gradio would take a dataclass type for a value and try to
+    serialise it.)
+    """
+    return Session()
+
+
 def release_session(session: Session | None) -> None:
     if session is not None:
         session.release()

@@ -35,7 +35,7 @@ except ImportError:
 
 from playground.config import ModelConfig, TrainConfig
 from playground.model import GPT
-from playground.train import EndRecord, Trainer
+from playground.train import EndRecord, StepRecord, Trainer
 
 ON_ZERO_GPU = os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in {"1", "true", "yes"}
 CHUNK_SECONDS = float(os.environ.get("PLAYGROUND_CHUNK_SECONDS", "45"))
@@ -58,6 +58,12 @@ def _to_cpu(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return type(obj)(_to_cpu(v) for v in obj)
     return obj
+
+
+def _eval_due(record: Any, config: TrainConfig) -> bool:
+    """True right after a step that the trainer evaluates next (closing there would skip it)."""
+    return isinstance(record, StepRecord) and (
+        record.step % config.eval_interval == 0 or record.step == config.max_steps)
 
 
 @gpu(duration=int(CHUNK_SECONDS + 30))  # GPU seconds per call: the budget, start-up, transfer
@@ -83,8 +89,8 @@ def train_chunk(model_config: dict, weights: dict, train_ids: torch.Tensor, val_
             break
         if os.path.exists(stop_path):
             trainer.stop()  # the next record is EndRecord("stopped")
-        elif time.monotonic() - started > seconds:
-            run.close()  # between steps: the trainer state is consistent
+        elif time.monotonic() - started > seconds and not _eval_due(record, trainer.config):
+            run.close()  # between steps, no evaluation owed: the state resumes exactly
             break
     yield ChunkState(_to_cpu(model.state_dict()), _to_cpu(trainer.state_dict()))
 

@@ -1,0 +1,80 @@
+"""The suite's command line: run the sections, print the table, write the JSON.
+
+>>> args = parse_args(["--quick", "--only", "bpe", "--only", "generate"])
+>>> args.quick, args.only
+(True, ['bpe', 'generate'])
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+# set before datasets, tokenizers and gradio are imported: they read these once
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from bench import inference, process, training  # noqa: E402
+from bench.core import Context, Row, format_table, machine_info, write_json  # noqa: E402
+
+SECTIONS = {
+    "train": training.throughput,
+    "app-path": training.app_overhead,
+    "quality": training.time_to_quality,
+    "generate": inference.generation,
+    "bpe": inference.bpe,
+    "app": process.cold_start,
+    "memory": process.peak_memory,
+}
+DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes and few repeats: checks that every section runs (CI)")
+    parser.add_argument("--only", action="append", choices=sorted(SECTIONS), metavar="SECTION",
+                        help=f"run only this section (repeatable): {', '.join(SECTIONS)}")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where the JSON goes (default bench/results.json)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
+    return parser.parse_args(argv)
+
+
+def run(sections: list[str], quick: bool) -> tuple[dict, list[Row]]:
+    """Run the named sections in order; a section that fails becomes a row saying so."""
+    ctx = Context(quick=quick)
+    meta = {**machine_info(), "quick": quick, "sections": sections,
+            "command": "python -m bench " + " ".join(sys.argv[1:])}
+    rows: list[Row] = []
+    for name in sections:
+        start = time.perf_counter()
+        print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+        try:
+            rows.extend(SECTIONS[name](ctx))
+        except Exception as error:  # one broken section must not hide the others' figures
+            traceback.print_exc()
+            rows.append(Row(name, "section failed", None, note=f"{type(error).__name__}: {error}"[:160]))
+        print(f"[bench] {name} done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    return meta, rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sections = args.only or list(SECTIONS)
+    start = time.perf_counter()
+    meta, rows = run(sections, args.quick)
+    meta["seconds"] = round(time.perf_counter() - start, 1)
+    out = args.out or DEFAULT_OUT
+    write_json(out, meta, rows)
+    print(f"{meta['date']} | {meta['cpu']} | {meta['cpu_count']} CPUs, {meta['torch_threads']} "
+          f"torch threads | torch {meta['torch']} | load average at start {meta['load_average_at_start']}")
+    print(format_table(rows, markdown=args.markdown))
+    print(f"\n{len(rows)} figures in {meta['seconds']:.0f} s; JSON written to {out}")
+    return 0

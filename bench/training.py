@@ -1,0 +1,302 @@
+"""Training benchmarks: throughput beside nanoGPT, the app path's overhead, time to quality.
+
+Comparisons are interleaved: each contender runs a chunk of steps in turn, round after round,
+and each figure is the median over its chunks. Other load on the machine then slows every
+contender alike, and the ratios stay meaningful even where the absolute times do not.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import torch
+
+from bench.core import Context, Row, check, flops_per_token, median
+from playground.config import PRESETS, ModelConfig, TrainConfig, replace
+from playground.model import GPT
+from playground.tokenizer import train_tokenizer
+from playground.train import EvalRecord, StepRecord, Trainer, lr_at, prepare_data
+
+NEVER = 10_000_000  # a step count no benchmark reaches: no scheduled evaluation, no end
+PLOT_INTERVAL_S = 0.25  # ui/train_tab.py: PUSHES_PER_S = 4 redraws of the loss curve a second
+
+
+def char_data(ctx: Context):
+    """Tiny Shakespeare, character level, nanoGPT's 90/10 split: (tokenizer, train, val)."""
+    text = ctx.shakespeare()
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, val_fraction=0.1)
+    return tok, train_ids, val_ids
+
+
+def quick_model(cfg: ModelConfig) -> ModelConfig:
+    """A tiny stand-in of ``cfg`` for --quick runs (same variants, a fraction of the size)."""
+    return replace(cfg, n_layer=1, n_head=2, n_embd=16, block_size=16)
+
+
+# ---------------------------------------------------------------------------------------------
+# Contenders: each is a callable that runs ``k`` more training steps.
+
+
+def trainer_runner(trainer: Trainer, on_record: Callable | None = None) -> Callable[[int], None]:
+    """Drive our ``Trainer`` through its generator, k steps per call (as the CLI and app do)."""
+
+    def run(k: int) -> None:
+        for record in trainer.run(max_steps=k):
+            if on_record is not None:
+                on_record(record)
+
+    return run
+
+
+def bare_runner(model: GPT, train_ids: torch.Tensor, cfg: TrainConfig) -> Callable[[int], None]:
+    """The same step as the Trainer's, written as a plain loop: no generator, no records.
+
+    Same batch gather, same lr schedule, same clip and ``.item()`` reads, so the difference
+    to ``trainer_runner`` is only what the generator and its records cost.
+    """
+    opt = model.configure_optimizer(cfg.weight_decay, cfg.lr, (cfg.beta1, cfg.beta2), "cpu")
+    params = [p for g in opt.param_groups for p in g["params"]]
+    gen = torch.Generator().manual_seed(cfg.seed)
+    T = model.config.block_size
+    arange = torch.arange(T + 1)
+    state = {"step": 0}
+
+    def run(k: int) -> None:
+        for _ in range(k):
+            lr = lr_at(state["step"], cfg)
+            for group in opt.param_groups:
+                group["lr"] = lr
+            starts = torch.randint(len(train_ids) - T, (cfg.batch_size,), generator=gen)
+            window = train_ids[starts[:, None] + arange]  # (B, T + 1)
+            x, y = window[:, :-1].contiguous(), window[:, 1:].contiguous()
+            loss = model(x, y).loss
+            loss.backward()
+            loss.item()
+            norm = torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
+            math.isfinite(norm.item())
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            state["step"] += 1
+
+    return run
+
+
+def app_runner(trainer: Trainer, history_size: int = 0) -> Callable[[int], None]:
+    """The Trainer plus what the app's train tab does per record (``ui/train_tab.train_model``).
+
+    Every record is appended to a live list as a dict; at most ``PUSHES_PER_S`` times a
+    second the loss figure is rebuilt from that list and serialised, as Gradio sends it.
+    ``history_size`` pre-fills the list with that many step records, so the figure costs
+    what it costs in the middle of a real run rather than at its first steps.
+    """
+    from playground.plots import loss_figure
+
+    live = [{"kind": "step", "step": i, "tokens": i, "loss": 4.0 - i / 1000, "lr": 1e-3,
+             "tokens_per_s": 1.0, "elapsed": i / 20} for i in range(history_size)]
+    last = {"t": 0.0}
+
+    def on_record(record) -> None:
+        live.append(record.to_dict())
+        now = time.perf_counter()
+        if now - last["t"] >= PLOT_INTERVAL_S:
+            last["t"] = now
+            loss_figure(live).to_json()
+
+    return trainer_runner(trainer, on_record)
+
+
+def interleave(runners: dict[str, Callable[[int], None]], steps_per_chunk: int, rounds: int,
+               warmup_steps: int) -> dict[str, float]:
+    """Median seconds per step of each runner, chunks taken in turn over ``rounds`` rounds."""
+    for run in runners.values():
+        run(warmup_steps)
+    per_step: dict[str, list[float]] = {name: [] for name in runners}
+    for r in range(rounds):
+        names = list(runners)
+        if r % 2:  # alternate the order so neither always runs right after the other
+            names.reverse()
+        for name in names:
+            start = time.perf_counter()
+            runners[name](steps_per_chunk)
+            per_step[name].append((time.perf_counter() - start) / steps_per_chunk)
+    return {name: median(times) for name, times in per_step.items()}
+
+
+def _trainer(model_cfg: ModelConfig, train_cfg: TrainConfig, train_ids, val_ids) -> Trainer:
+    torch.manual_seed(train_cfg.seed)
+    cfg = replace(train_cfg, max_steps=NEVER, eval_interval=NEVER, eval_iters=1, sample_tokens=0)
+    return Trainer(GPT(model_cfg), train_ids, val_ids, cfg, device="cpu")
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 1: throughput at nanoGPT's CPU recipe, beside nanoGPT itself
+
+
+def throughput(ctx: Context) -> list[Row]:
+    from bench.reference.nanogpt_loop import NanoGPTRecipe, NanoGPTTrainer, write_token_file
+
+    tok, train_ids, val_ids = char_data(ctx)
+    preset = PRESETS["nanogpt-cpu"]
+    model_cfg = replace(preset.model, vocab_size=tok.vocab_size)
+    recipe = NanoGPTRecipe()
+    if ctx.quick:
+        model_cfg = quick_model(model_cfg)
+        recipe = NanoGPTRecipe(n_layer=1, n_head=2, n_embd=16, block_size=16, batch_size=4)
+    train_cfg = replace(preset.train, batch_size=recipe.batch_size, dtype="float32", device="cpu")
+    ours = _trainer(model_cfg, train_cfg, train_ids, val_ids)
+    runners = {"ours": trainer_runner(ours)}
+    # the preset as a user gets it: dtype "auto" lets the bf16 probe decide
+    auto = _trainer(model_cfg, replace(train_cfg, dtype="auto"), train_ids, val_ids)
+    if auto.dtype != torch.float32:
+        runners["ours-auto"] = trainer_runner(auto)
+    with tempfile.TemporaryDirectory() as tmp:
+        train_bin = write_token_file(train_ids.numpy(), Path(tmp) / "train.bin")
+        ref = NanoGPTTrainer(train_bin, tok.vocab_size, recipe, seed=train_cfg.seed)
+        runners["nanogpt"] = lambda k: [ref.step() for _ in range(k)]
+        chunk, rounds = (3, 2) if ctx.quick else (20, 10)
+        sec = interleave(runners, chunk, rounds, warmup_steps=2 if ctx.quick else 10)
+
+    n_params = ours.model.num_params(non_embedding=True)
+    fpt = flops_per_token(model_cfg.n_layer, model_cfg.n_head, model_cfg.head_size,
+                          model_cfg.block_size, n_params)
+    tokens_per_step = recipe.batch_size * model_cfg.block_size
+    peak = ctx.peak(torch.float32)
+    achieved = fpt * tokens_per_step / sec["ours"]
+    ratio = sec["ours"] / sec["nanogpt"]
+    shape = (f"{model_cfg.n_layer}L x {model_cfg.n_embd}, ctx {model_cfg.block_size}, "
+             f"batch {recipe.batch_size}, fp32, {torch.get_num_threads()} threads")
+    rows = [
+        Row("train", "ms/step, ours (nanogpt-cpu, fp32)", 1000 * sec["ours"], "ms", note=shape),
+        Row("train", "ms/step, nanoGPT reference", 1000 * sec["nanogpt"], "ms",
+            note="vendored model.py + train.py step, same run, interleaved"),
+        Row("train", "ours / nanoGPT time per step", ratio, "x", "<= 1.0",
+            met=check(ratio, 1.0, higher_is_better=False)),
+        Row("train", "tokens/s, ours", tokens_per_step / sec["ours"], "tok/s"),
+        Row("train", "tokens/s, nanoGPT", tokens_per_step / sec["nanogpt"], "tok/s"),
+        Row("train", "achieved FLOP/s, ours", achieved, "FLOP/s",
+            note=f"6N + 12LHQT = {fpt:,.0f} FLOP/token, N = {n_params:,} non-embedding"),
+        Row("train", "matmul peak fp32 (measured)", peak, "FLOP/s", note="2048^3 matmul, best of 3"),
+        Row("train", "MFU, ours (fp32 peak)", achieved / peak, "fraction"),
+    ]
+    if "ours-auto" in sec:
+        rows.insert(2, Row(
+            "train", f"ms/step, ours at dtype auto ({str(auto.dtype).replace('torch.', '')})",
+            1000 * sec["ours-auto"], "ms",
+            note="what the preset gets by default: the bf16 probe says yes on this CPU"))
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 2: the app's path against the bare loop
+
+
+def app_overhead(ctx: Context) -> list[Row]:
+    tok, train_ids, val_ids = char_data(ctx)
+    preset = PRESETS["nanogpt-cpu"]
+    model_cfg = replace(preset.model, vocab_size=tok.vocab_size)
+    if ctx.quick:
+        model_cfg = quick_model(model_cfg)
+    train_cfg = replace(preset.train, dtype="float32", device="cpu")
+    torch.manual_seed(train_cfg.seed)
+    bare_model = GPT(model_cfg)
+    runners = {
+        "bare": bare_runner(bare_model, train_ids, replace(train_cfg, max_steps=NEVER)),
+        "trainer": trainer_runner(_trainer(model_cfg, train_cfg, train_ids, val_ids)),
+        "app": app_runner(_trainer(model_cfg, train_cfg, train_ids, val_ids),
+                          history_size=0 if ctx.quick else train_cfg.max_steps // 2),
+    }
+    chunk, rounds = (3, 2) if ctx.quick else (40, 8)
+    sec = interleave(runners, chunk, rounds, warmup_steps=2 if ctx.quick else 10)
+    generator_cost = sec["trainer"] / sec["bare"] - 1
+    app_cost = sec["app"] / sec["bare"] - 1
+    return [
+        Row("app-path", "ms/step, bare loop", 1000 * sec["bare"], "ms", note="nanogpt-cpu, fp32"),
+        Row("app-path", "ms/step, Trainer generator", 1000 * sec["trainer"], "ms"),
+        Row("app-path", "ms/step, Trainer + loss plot 4/s", 1000 * sec["app"], "ms",
+            note="loss_figure(live).to_json() at most every 0.25 s, history of 1,000+ records"),
+        Row("app-path", "generator overhead vs bare", 100 * generator_cost, "%"),
+        Row("app-path", "app path overhead vs bare", 100 * app_cost, "%", "<= 3%",
+            met=check(100 * app_cost, 3.0, higher_is_better=False)),
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 3: time to quality
+
+
+def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, target: float,
+                device: str = "cpu") -> dict:
+    """Train from scratch until the first evaluation with val loss <= target (or the end).
+
+    The clock starts before the tokenizer is trained and stops at that evaluation, so it
+    counts everything a user waits for: data, model, steps and evaluations. A second,
+    larger evaluation afterwards (200 batches, not timed) checks that the hit was not luck.
+    """
+    start = time.perf_counter()
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, val_fraction=train_cfg.val_fraction)
+    torch.manual_seed(train_cfg.seed)
+    model = GPT(replace(model_cfg, vocab_size=tok.vocab_size))
+    trainer = Trainer(model, train_ids, val_ids, train_cfg, device=device)
+    hit, last = None, None
+    for record in trainer.run():
+        if isinstance(record, EvalRecord) and record.step > 0:
+            last = record
+            if record.val_loss <= target:
+                hit = record
+                trainer.stop()
+    wall = time.perf_counter() - start
+    check_cfg = replace(train_cfg, eval_iters=200)
+    trainer.config = check_cfg  # evaluate() reads eval_iters from the config
+    _, val_200 = trainer.evaluate()
+    end = hit or last
+    return {"hit": hit is not None, "wall_s": wall, "step": end.step if end else 0,
+            "val_loss": end.val_loss if end else math.nan, "val_loss_200": val_200,
+            "trainer_elapsed_s": end.elapsed if end else math.nan}
+
+
+def time_to_quality(ctx: Context) -> list[Row]:
+    from playground.config import PRESETS as presets
+
+    name = "cpu-fast" if "cpu-fast" in presets else "tiny"
+    preset = presets[name]
+    model_cfg, train_cfg = preset.model, replace(preset.train, device="cpu")
+    target, limit = 1.88, 45.0
+    text = ctx.shakespeare()
+    if ctx.quick:  # a smoke run: a few steps of a tiny model, a target it surely reaches
+        model_cfg = quick_model(model_cfg)
+        train_cfg = replace(train_cfg, max_steps=6, eval_interval=3, eval_iters=2, batch_size=4,
+                            warmup_steps=1)
+        target = 10.0
+    result = train_until(model_cfg, train_cfg, text, target)
+    rows = [
+        Row("quality", f"seconds to val loss <= {target} ({name}, CPU)",
+            result["wall_s"] if result["hit"] else None, "s", f"<= {limit:g} s",
+            met=check(result["wall_s"], limit, False) if result["hit"] else False,
+            note=(f"step {result['step']:,}; includes tokenizer, data, evals" if result["hit"]
+                  else f"not reached in {result['step']:,} steps (val {result['val_loss']:.3f})")),
+        Row("quality", "val loss at that evaluation", result["val_loss"], "nats",
+            note=f"eval_iters={train_cfg.eval_iters}"),
+        Row("quality", "val loss re-measured, 200 batches", result["val_loss_200"], "nats",
+            note="same weights, larger sample"),
+    ]
+    rows.append(gpu_time_to_quality(ctx))
+    return rows
+
+
+def gpu_time_to_quality(ctx: Context) -> Row:
+    metric = "seconds to val loss <= 1.47 (nanogpt-gpu, CUDA)"
+    if not torch.cuda.is_available() or ctx.quick:
+        return Row("quality", metric, None, "s", "<= 60 s", note="no CUDA device here: skipped")
+    preset = PRESETS["nanogpt-gpu"]
+    result = train_until(preset.model, replace(preset.train, device="cuda"), ctx.shakespeare(),
+                         1.47, device="cuda")
+    return Row("quality", metric, result["wall_s"] if result["hit"] else None, "s", "<= 60 s",
+               met=check(result["wall_s"], 60.0, False) if result["hit"] else False,
+               note=f"step {result['step']:,}, val {result['val_loss']:.3f} "
+                    f"(200 batches: {result['val_loss_200']:.3f}), {torch.cuda.get_device_name(0)}")

@@ -1,0 +1,439 @@
+"""The command line: ``python -m playground train | generate | presets | info``.
+
+The same code path as the app: a corpus, a tokenizer, a ``GPT`` and a ``Trainer`` whose
+records this module prints. Every ``ModelConfig`` and ``TrainConfig`` field has a flag of
+the same name (``--n_embd 96``, ``--bias/--no-bias``), read from the dataclasses so none is
+missed; flags override the preset. The last line ``train`` prints is JSON with the final
+figures, for scripts:
+
+    $ python -m playground train --preset tiny --max_steps 200 --out runs/tiny.zip
+    ...
+    {"step": 200, "train_loss": 2.31, "val_loss": 2.33, ..., "reason": "done"}
+    $ python -m playground generate runs/tiny.zip --prompt "ROMEO:" --max_new_tokens 100
+
+Mistakes a person can fix (a bad setting, a missing file, a damaged bundle) print one
+message to stderr and exit with status 2, without a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import signal
+import sys
+import threading
+import time
+import typing
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from playground.config import (
+    ACTIVATIONS,
+    DEVICES,
+    DTYPES,
+    NORM_PLACEMENTS,
+    NORMS,
+    POSITIONS,
+    PRESETS,
+    ConfigError,
+    ModelConfig,
+    TrainConfig,
+    replace,
+)
+
+CHOICES = {
+    "pos": POSITIONS, "norm": NORMS, "norm_placement": NORM_PLACEMENTS,
+    "activation": ACTIVATIONS, "device": DEVICES, "dtype": DTYPES,
+}
+# vocab_size belongs to the tokenizer: --vocab_size sets the BPE vocabulary, and the model
+# is then built with the tokenizer's actual size.
+MODEL_FLAGS = tuple(f.name for f in dataclasses.fields(ModelConfig) if f.name != "vocab_size")
+TRAIN_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
+CORPORA = ("shakespeare", "shakespeare-hub")
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
+
+
+# ---------------------------------------------------------------------------------------------
+# The parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m playground",
+        description="Train a small Transformer from scratch, then sample from it.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    train = commands.add_parser(
+        "train", help="train a model and save it as a .zip bundle",
+        description="Train a model on a corpus and save it as a .zip bundle. Flags override "
+                    "the preset.")
+    train.add_argument("--preset", choices=sorted(PRESETS), default="tiny",
+                       help="starting point for every setting (default: tiny)")
+    data = train.add_argument_group("data and tokenizer")
+    data.add_argument("--corpus", nargs="+", metavar="SOURCE",
+                      help="'shakespeare' (bundled, the default), 'shakespeare-hub' (from the "
+                           "Hugging Face Hub), or one or more .txt/.md files")
+    data.add_argument("--text", help="train on this text instead of a corpus")
+    data.add_argument("--tokenizer", choices=("char", "bpe"), default=None,
+                      help="character level (default) or byte-level BPE")
+    data.add_argument("--vocab_size", type=int, default=None,
+                      help="BPE vocabulary size (about 256 to 16384; default 512)")
+    files = train.add_argument_group("files")
+    files.add_argument("--out", type=Path, help="bundle to write (default: runs/<preset>-<time>.zip; "
+                                                "with --resume, the resumed bundle)")
+    files.add_argument("--resume", type=Path, metavar="BUNDLE",
+                       help="continue the run saved in this bundle, exactly where it stopped")
+    _add_config_flags(train, ModelConfig, MODEL_FLAGS, "model (ModelConfig)", lambda p: p.model)
+    _add_config_flags(train, TrainConfig, TRAIN_FLAGS, "training (TrainConfig)", lambda p: p.train)
+    train.set_defaults(handler=cmd_train)
+
+    gen = commands.add_parser("generate", help="write text with a trained bundle",
+                              description="Stream text from a trained bundle to stdout.")
+    gen.add_argument("bundle", type=Path, help="a .zip bundle written by 'train'")
+    gen.add_argument("--prompt", default="", help="text to continue (default: start afresh)")
+    gen.add_argument("--max_new_tokens", type=_non_negative_int, default=200)
+    gen.add_argument("--temperature", type=float, default=0.8,
+                     help="0 is greedy; higher is more adventurous (default 0.8)")
+    gen.add_argument("--top_k", type=int, default=None, help="sample among the k likeliest tokens")
+    gen.add_argument("--top_p", type=float, default=None,
+                     help="sample among the likeliest tokens holding this much probability")
+    gen.add_argument("--seed", type=int, default=None, help="repeatable sampling")
+    gen.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
+                     help="use the KV cache (--no-cache recomputes the context; same text)")
+    gen.add_argument("--device", choices=DEVICES, default="auto")
+    gen.set_defaults(handler=cmd_generate)
+
+    presets = commands.add_parser("presets", help="list the presets")
+    presets.set_defaults(handler=cmd_presets)
+
+    info = commands.add_parser("info", help="describe a bundle")
+    info.add_argument("bundle", type=Path)
+    info.set_defaults(handler=cmd_info)
+    return parser
+
+
+def _add_config_flags(parser, cls, names, title, part) -> None:
+    """One flag per dataclass field, typed from its annotation; the help shows preset values."""
+    group = parser.add_argument_group(title)
+    hints = typing.get_type_hints(cls)
+    for name in names:
+        kind = hints[name]
+        values = ", ".join(f"{p.name} {getattr(part(p), name)}" for p in PRESETS.values())
+        help_text = f"presets: {values}"
+        if kind is bool:
+            group.add_argument(f"--{name}", action=argparse.BooleanOptionalAction, default=None,
+                               help=help_text)
+        else:
+            group.add_argument(f"--{name}", type=kind, default=None, choices=CHOICES.get(name),
+                               metavar=None if name in CHOICES else kind.__name__.upper(),
+                               help=help_text)
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _given(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    return {n: getattr(args, n) for n in names if getattr(args, n) is not None}
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry point
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status.
+
+    0: done (or stopped by Ctrl-C, bundle saved); 1: training ended on NaN, out of memory or
+    an error (the last good weights are saved); 2: a mistake in the input; 130: interrupted.
+    """
+    from playground.checkpoint import BundleError
+    from playground.corpus import CorpusError
+    from playground.tokenizer import TokenizerError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ConfigError, CorpusError, TokenizerError, BundleError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:  # a second Ctrl-C during training, or one outside it
+        print("\ninterrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+# ---------------------------------------------------------------------------------------------
+# train
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    import torch
+
+    from playground.checkpoint import load_bundle, save_bundle
+    from playground.model import GPT
+    from playground.tokenizer import TokenizerError
+    from playground.train import EndRecord, EvalRecord, StepRecord, Trainer, prepare_data
+
+    started = time.perf_counter()
+    bundle = load_bundle(args.resume) if args.resume else None
+    model_cfg, train_cfg = _configs(args, bundle)  # every setting is checked before any work
+    corpus = _load_corpus(args)
+    if bundle is not None:
+        tokenizer = bundle.tokenizer
+    else:
+        from playground.tokenizer import train_tokenizer
+
+        tokenizer = train_tokenizer(args.tokenizer or "char", corpus.text, args.vocab_size)
+        model_cfg = replace(model_cfg, vocab_size=tokenizer.vocab_size)
+    try:
+        train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
+                                          model_cfg.block_size)
+    except TokenizerError as error:
+        if bundle is None:
+            raise
+        raise TokenizerError(f"{error} A resumed run must train on the same text as before: "
+                             f"give the same --corpus or --text.") from None
+    chars_per_token = len(corpus.text) / (len(train_ids) + len(val_ids))
+
+    if bundle is not None:
+        model = bundle.model
+    else:
+        torch.manual_seed(train_cfg.seed)  # the same seed gives the same initial weights
+        model = GPT(model_cfg)
+    trainer = Trainer(model, train_ids, val_ids, train_cfg, chars_per_token=chars_per_token,
+                      tokenizer=tokenizer)
+    if bundle is not None:
+        _resume(trainer, bundle, args.resume)
+    out = args.out or args.resume or Path("runs") / f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
+    if out.suffix.lower() != ".zip":
+        raise ConfigError(f"--out names the bundle to write, a .zip file; got '{out}'.")
+
+    from playground.device import describe_device
+
+    _say(f"corpus: {corpus.name}, {len(corpus.text):,} characters; tokenizer: {tokenizer.kind}, "
+         f"{tokenizer.vocab_size:,} tokens ({chars_per_token:.2f} characters per token)")
+    _say(f"data: {len(train_ids):,} training and {len(val_ids):,} validation tokens")
+    _say(f"model: {model.num_params():,} parameters; device: {describe_device(trainer.device)}, "
+         f"{str(trainer.dtype).removeprefix('torch.')}")
+    start_step = trainer.step
+    if start_step:
+        _say(f"resuming {args.resume} at step {start_step:,} of {train_cfg.max_steps:,}")
+
+    end = EndRecord(trainer.step, "stopped", "")
+    with _stop_on_ctrl_c(trainer), _progress(trainer) as bar:
+        for record in trainer.run():
+            if isinstance(record, StepRecord):
+                bar.update(record)
+            elif isinstance(record, EvalRecord):
+                bar.write(_eval_line(record))
+            else:
+                end = record
+
+    path = save_bundle(out, model, tokenizer, train_cfg, trainer.history, trainer.state_dict())
+    if end.reason != "done":
+        print(f"{end.reason}: {end.message}", file=sys.stderr, flush=True)
+    summary = _summary(trainer, end, path, model.num_params(), start_step,
+                       time.perf_counter() - started)
+    _say(f"saved {path}")
+    if summary["val_loss"] is not None:
+        _say(f"final (step {summary['eval_step']:,}): train loss {summary['train_loss']:.4f}, "
+             f"val loss {summary['val_loss']:.4f}")
+    print(json.dumps(summary), flush=True)
+    return 0 if end.reason in ("done", "stopped") else 1
+
+
+def _configs(args, bundle) -> tuple[ModelConfig, TrainConfig]:
+    """The model and training settings: the preset's (or the bundle's), then the flags."""
+    model_flags, train_flags = _given(args, MODEL_FLAGS), _given(args, TRAIN_FLAGS)
+    if args.text is not None and args.corpus:
+        raise ConfigError("Give either --corpus or --text, not both.")
+    if bundle is None:
+        preset = PRESETS[args.preset]
+        if args.vocab_size is not None and (args.tokenizer or "char") == "char":
+            raise ConfigError("--vocab_size sets the size of a BPE vocabulary; add --tokenizer bpe "
+                              "(a character tokenizer's vocabulary is the text's characters).")
+        return replace(preset.model, **model_flags), replace(preset.train, **train_flags)
+    fixed = sorted(model_flags) + [f for f in ("tokenizer", "vocab_size") if getattr(args, f) is not None]
+    if fixed:
+        raise ConfigError(
+            f"A resumed run keeps its model and tokenizer, so {', '.join('--' + f for f in fixed)} "
+            f"cannot change. Leave them out, or start a new run without --resume.")
+    return bundle.model_config, replace(bundle.train_config, **train_flags)
+
+
+def _load_corpus(args):
+    from playground.corpus import from_text, load_files, load_tiny_shakespeare
+
+    if args.text is not None:
+        return from_text(args.text)
+    sources = args.corpus or ["shakespeare"]
+    if sources == ["shakespeare"]:
+        return load_tiny_shakespeare("bundled")
+    if sources == ["shakespeare-hub"]:
+        return load_tiny_shakespeare("hub")
+    named = [s for s in sources if s in CORPORA]
+    if named:
+        raise ConfigError(f"'{named[0]}' cannot be mixed with files; give it alone.")
+    return load_files(sources)
+
+
+def _resume(trainer, bundle, path) -> None:
+    from playground.checkpoint import BundleError
+
+    if bundle.trainer_state is None:
+        raise BundleError(f"'{path}' holds weights but no training state (optimizer, step, "
+                          f"random streams), so its run cannot be continued exactly.")
+    trainer.load_state_dict(bundle.trainer_state)
+    if trainer.done:
+        raise ConfigError(
+            f"'{path}' has already done all {trainer.config.max_steps:,} steps. To train on, "
+            f"raise --max_steps above {trainer.step:,}.")
+
+
+def _summary(trainer, end, path, params, start_step, wall) -> dict[str, Any]:
+    last_eval = next((r for r in reversed(trainer.history) if r["kind"] == "eval"), None)
+    steps = trainer.step - start_step
+    cfg = trainer.config
+    return {
+        "step": trainer.step,
+        "eval_step": last_eval["step"] if last_eval else None,
+        "train_loss": last_eval["train_loss"] if last_eval else None,
+        "val_loss": last_eval["val_loss"] if last_eval else None,
+        "val_bpc": last_eval["val_bpc"] if last_eval else None,
+        "elapsed_s": round(trainer.elapsed, 3),  # training and evaluation, summed over resumes
+        "wall_s": round(wall, 3),  # this command, from start to saved bundle
+        "ms_per_step": round(1000 * trainer.train_time / trainer.step, 3) if trainer.step else None,
+        "tokens_per_s": round(trainer.tokens / trainer.train_time, 1) if trainer.train_time else None,
+        "steps_this_run": steps,
+        "params": params,
+        "batch_size": cfg.batch_size,
+        "block_size": trainer.block_size,
+        "device": str(trainer.device),
+        "dtype": str(trainer.dtype).removeprefix("torch."),
+        "bundle": str(path),
+        "reason": end.reason,
+    }
+
+
+def _eval_line(record) -> str:
+    line = (f"step {record.step:>6,}: train loss {record.train_loss:.4f}, val loss "
+            f"{record.val_loss:.4f} ({record.val_bpc:.3f} bits/char), {record.elapsed:.1f} s")
+    if record.sample:
+        line += "\n    " + record.sample.replace("\n", "\n    ")
+    return line
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+class _Progress:
+    """A tqdm bar on stderr (only on a terminal) showing step, loss and tokens/s."""
+
+    def __init__(self, trainer):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=trainer.config.max_steps, initial=trainer.step, unit="step",
+                        file=sys.stderr, disable=None, dynamic_ncols=True, mininterval=0.25)
+
+    def update(self, record) -> None:
+        self.bar.update(record.step - self.bar.n)
+        if record.step % 10 == 0 or record.step == self.bar.total:
+            self.bar.set_postfix_str(f"loss {record.loss:.4f}, {record.tokens_per_s:,.0f} tok/s",
+                                     refresh=False)
+
+    def write(self, text: str) -> None:
+        self.bar.write(text, file=sys.stdout)
+        sys.stdout.flush()
+
+
+@contextmanager
+def _progress(trainer) -> Iterator[_Progress]:
+    progress = _Progress(trainer)
+    try:
+        yield progress
+    finally:
+        progress.bar.close()
+
+
+@contextmanager
+def _stop_on_ctrl_c(trainer) -> Iterator[None]:
+    """The first Ctrl-C stops training after the current step (then the bundle is saved);
+    a second one interrupts at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_interrupt(signum, frame):
+        signal.signal(signal.SIGINT, previous)
+        print("\nStopping after this step and saving; press Ctrl-C again to quit at once.",
+              file=sys.stderr, flush=True)
+        trainer.stop()
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+# ---------------------------------------------------------------------------------------------
+# generate, presets, info
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from playground.checkpoint import load_bundle
+    from playground.device import pick_device
+    from playground.generate import generate
+
+    if args.temperature < 0:
+        raise ConfigError(f"--temperature must be 0 (greedy) or more, got {args.temperature:g}.")
+    bundle = load_bundle(args.bundle, device=pick_device(args.device))
+    sys.stdout.write(args.prompt)
+    for step in generate(bundle.model, bundle.tokenizer, args.prompt, args.max_new_tokens,
+                         temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
+                         seed=args.seed, use_cache=args.cache):
+        sys.stdout.write(step.text)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    return 0
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    from playground.model import count_params
+
+    for preset in PRESETS.values():
+        m, t = preset.model, preset.train
+        params = count_params(replace(m, vocab_size=65))
+        print(f"{preset.name}: {preset.description}")
+        print(f"    model: n_layer={m.n_layer} n_head={m.n_head} n_embd={m.n_embd} "
+              f"block_size={m.block_size} pos={m.pos} dropout={m.dropout:g} "
+              f"({params:,} parameters at 65 characters)")
+        print(f"    train: max_steps={t.max_steps} batch_size={t.batch_size} lr={t.lr:g} "
+              f"min_lr={t.min_lr:g} warmup_steps={t.warmup_steps} eval_interval={t.eval_interval}")
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from playground.checkpoint import load_bundle
+
+    bundle = load_bundle(args.bundle)
+    last_eval = next((r for r in reversed(bundle.history) if r.get("kind") == "eval"), None)
+    state = bundle.trainer_state
+    print(json.dumps({
+        "bundle": str(args.bundle),
+        "params": bundle.model.num_params(),
+        "tokenizer": {"kind": bundle.tokenizer.kind, "vocab_size": bundle.tokenizer.vocab_size},
+        "model_config": bundle.model_config.to_dict(),
+        "train_config": bundle.train_config.to_dict(),
+        "step": int(state["step"]) if state else None,
+        "last_eval": last_eval,
+        "meta": bundle.meta,
+    }, indent=2))
+    return 0

@@ -1,0 +1,295 @@
+"""The training coach: plain-language notes about a run, from its records, when they apply.
+
+Each rule reads the history (the plain record dicts ``Trainer.history`` holds, or the record
+dataclasses) and, when it sees a problem, writes a ``Note``: what was seen, with the numbers,
+and what to try. The rules follow the advice of karpathy/char-rnn's README ("Monitoring
+validation loss vs. training loss") and of nanoGPT's issue tracker (NaN losses, deep models
+stuck near ln V, overfitting on Tiny Shakespeare):
+
+=================  ==========================================================================
+``nan``            the loss became NaN or infinite (or the run ended with reason "nan")
+``spike``          a step's loss jumped far above the median of the steps just before it
+``rising``         the training loss trends upwards after the warmup
+``not_learning``   after a reasonable number of steps the loss is still near ln V
+``unigram``        the loss sits at the corpus's unigram entropy and does not move
+``overfitting``    the validation loss rose from its best while the training loss fell
+``params``         far more parameters than training tokens
+=================  ==========================================================================
+
+The texts come from ``playground.i18n`` in the language asked for.
+
+>>> healthy = [{"kind": "step", "step": s, "tokens": 64 * s, "loss": 4.2 - s / 200} for s in range(1, 301)]
+>>> coach_notes(healthy, vocab_size=65, n_params=10_000, train_tokens=1_000_000)
+[]
+>>> stuck = [{"kind": "step", "step": s, "tokens": 64 * s, "loss": 4.15} for s in range(1, 301)]
+>>> [note.kind for note in coach_notes(stuck, vocab_size=65, n_params=10_000, train_tokens=1_000_000)]
+['not_learning']
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from playground.config import ModelConfig, TrainConfig
+from playground.i18n import t
+
+WINDOW = 50  # steps behind the "recent median" of the spike and trend rules
+SPIKE_RATIO = 1.5  # a spike is a loss this many times the recent median ...
+SPIKE_MIN_JUMP = 0.5  # ... and at least this many nats above it
+RISE_MIN = 0.1  # nats the recent median must rise above its best before "rising" shows
+NOT_LEARNING_MIN_STEPS = 200
+NOT_LEARNING_SHARE = 0.9  # "near ln V": the loss is still above this share of ln V
+UNIGRAM_MIN_STEPS = 500
+UNIGRAM_TOLERANCE = 0.05  # within 5% of the unigram entropy ...
+PLATEAU_CHANGE = 0.02  # ... and moved less than 2% over the last two windows
+OVERFIT_MIN_RISE = 0.02  # nats of validation rise that are more than evaluation noise
+PARAMS_PER_TOKEN = 10.0  # nanoGPT's baby GPT has ~10 per token on Tiny Shakespeare and overfits
+
+# Notes come out in this order: the most urgent first.
+KINDS = ("nan", "spike", "rising", "not_learning", "unigram", "overfitting", "params")
+
+
+@dataclass(frozen=True)
+class Note:
+    kind: str  # one of KINDS
+    seen: str  # what happened, with the numbers
+    advice: str  # what to try, one or more sentences
+    values: dict[str, str] = field(default_factory=dict, compare=False)  # the numbers, formatted
+    tips: tuple[str, ...] = ()  # the i18n keys behind ``advice``
+
+    def text(self) -> str:
+        return f"{self.seen} {self.advice}"
+
+
+def coach_notes(
+    history: Iterable[Any],
+    *,
+    vocab_size: int,
+    n_params: int,
+    train_tokens: int,
+    config: TrainConfig | None = None,
+    model_config: ModelConfig | None = None,
+    unigram: float | None = None,
+    lang: str = "en",
+) -> list[Note]:
+    """The notes that apply to a run now, most urgent first; [] for a healthy run.
+
+    ``history``: the run's records so far (dicts or record dataclasses). ``train_tokens``:
+    the number of tokens in the training split. ``config`` and ``model_config`` tailor the
+    advice (a missing one counts as the defaults); ``unigram`` is the unigram entropy of the
+    training tokens, for the "unigram" rule (left out when None).
+    """
+    config = config or TrainConfig()
+    model_config = model_config or ModelConfig(vocab_size=max(2, vocab_size))
+    records = [_as_dict(r) for r in history]
+    steps = [r for r in records if r.get("kind", "step") == "step" and "loss" in r]
+    evals = [r for r in records if "val_loss" in r]
+    ends = [r for r in records if r.get("kind") == "end"]
+    found: list[tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]]]] = []
+
+    nan = _nan(steps, evals, ends)
+    if nan is not None:
+        found.append(("nan", nan, _stability_tips(config, include_dtype=True)))
+    else:
+        spike = _spike(steps)
+        if spike is not None:
+            found.append(("spike", spike, _stability_tips(config, include_dtype=False)))
+        rising = _rising(steps, config)
+        if rising is not None:
+            found.append(("rising", rising, _stability_tips(config, include_dtype=False)))
+    stuck = _not_learning(steps, evals, vocab_size, config)
+    if stuck is not None and nan is None:
+        found.append(("not_learning", stuck, _not_learning_tips(config, model_config)))
+    elif unigram is not None and nan is None:
+        plateau = _unigram_plateau(steps, unigram, config)
+        if plateau is not None:
+            found.append(("unigram", plateau, _not_learning_tips(config, model_config)))
+    overfit = _overfitting(evals)
+    if overfit is not None:
+        found.append(("overfitting", overfit, _overfitting_tips(overfit, config, model_config)))
+    if train_tokens > 0 and n_params > PARAMS_PER_TOKEN * train_tokens:
+        values = {"params": f"{n_params:,}", "tokens": f"{train_tokens:,}",
+                  "ratio": f"{n_params / train_tokens:,.1f}"}
+        found.append(("params", values, [("coach_tip_smaller", {}), ("coach_tip_more_data", {}),
+                                         *_dropout_tip(model_config)]))
+
+    return [_note(kind, values, tips, lang) for kind, values, tips in found]
+
+
+# --- reading the records ------------------------------------------------------------------
+
+def _as_dict(record: Any) -> dict[str, Any]:
+    if isinstance(record, dict):
+        return record
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return {"kind": getattr(record, "kind", None), **dataclasses.asdict(record)}
+    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, (int, float)) and math.isfinite(x)
+
+
+def _losses(steps: list[dict[str, Any]]) -> np.ndarray:
+    """The finite step losses in order: (n,)."""
+    return np.array([r["loss"] for r in steps if _finite(r["loss"])], dtype=np.float64)
+
+
+def _recent_loss(steps, evals) -> tuple[int, float] | None:
+    """(last step, a steady estimate of the current training loss), or None before any."""
+    losses = _losses(steps)
+    if losses.size:
+        return steps[-1]["step"], float(np.median(losses[-20:]))
+    finite = [e for e in evals if _finite(e.get("train_loss"))]
+    return (finite[-1]["step"], float(finite[-1]["train_loss"])) if finite else None
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}"
+
+
+# --- the rules ----------------------------------------------------------------------------
+
+def _nan(steps, evals, ends) -> dict[str, Any] | None:
+    for r in steps:
+        if not _finite(r["loss"]):
+            return {"step": f"{r['step']:,}", "value": _nonfinite_name(r["loss"])}
+    for r in evals:
+        if not _finite(r["val_loss"]) or not _finite(r.get("train_loss", 0.0)):
+            return {"step": f"{r['step']:,}", "value": "NaN"}
+    if ends and ends[-1].get("reason") == "nan":
+        return {"step": f"{ends[-1]['step']:,}", "value": "NaN"}
+    return None
+
+
+def _nonfinite_name(x: Any) -> str:
+    return "infinity" if isinstance(x, float) and math.isinf(x) else "NaN"
+
+
+def _spike(steps) -> dict[str, Any] | None:
+    """The latest step whose loss jumped far above the median of the WINDOW steps before it."""
+    finite = [r for r in steps if _finite(r["loss"])]
+    if len(finite) <= 20:
+        return None
+    losses = np.array([r["loss"] for r in finite])
+    window = min(WINDOW, len(losses) - 1)
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(losses[:-1], window), axis=1)
+    current = losses[window:]  # (n - window,): each loss after a full window
+    jumps = (current > SPIKE_RATIO * medians) & (current - medians > SPIKE_MIN_JUMP)
+    if not jumps.any():
+        return None
+    i = int(np.flatnonzero(jumps)[-1])
+    return {"step": f"{finite[i + window]['step']:,}", "loss": _fmt(current[i]),
+            "median": _fmt(medians[i])}
+
+
+def _rising(steps, config: TrainConfig) -> dict[str, Any] | None:
+    """Training loss trending up after the warmup: recent median well above its best."""
+    after = [r for r in steps if _finite(r["loss"]) and r["step"] > config.warmup_steps]
+    if len(after) < 3 * WINDOW:
+        return None
+    losses = np.array([r["loss"] for r in after])
+    medians = np.median(np.lib.stride_tricks.sliding_window_view(losses, WINDOW), axis=1)
+    best, recent = float(medians[:-WINDOW].min()), float(medians[-1])
+    if recent - best < max(RISE_MIN, 0.05 * best):
+        return None
+    return {"recent": _fmt(recent), "earlier": _fmt(best), "window": f"{WINDOW}"}
+
+
+def _not_learning(steps, evals, vocab_size: int, config: TrainConfig) -> dict[str, Any] | None:
+    current = _recent_loss(steps, evals)
+    if current is None or vocab_size < 2:
+        return None
+    step, loss = current
+    uniform = math.log(vocab_size)
+    if step < max(NOT_LEARNING_MIN_STEPS, config.warmup_steps + 100):
+        return None
+    if loss <= NOT_LEARNING_SHARE * uniform:
+        return None
+    return {"steps": f"{step:,}", "loss": _fmt(loss), "uniform": _fmt(uniform),
+            "vocab": f"{vocab_size:,}"}
+
+
+def _unigram_plateau(steps, unigram: float, config: TrainConfig) -> dict[str, Any] | None:
+    losses = _losses(steps)
+    if (losses.size < 2 * WINDOW or not steps
+            or steps[-1]["step"] < max(UNIGRAM_MIN_STEPS, config.warmup_steps + 100)):
+        return None
+    recent, before = float(np.median(losses[-WINDOW:])), float(np.median(losses[-2 * WINDOW:-WINDOW]))
+    if abs(recent - unigram) > UNIGRAM_TOLERANCE * unigram:
+        return None
+    if abs(recent - before) > PLATEAU_CHANGE * before:
+        return None
+    return {"steps": f"{steps[-1]['step']:,}", "loss": _fmt(recent), "unigram": _fmt(unigram)}
+
+
+def _overfitting(evals) -> dict[str, Any] | None:
+    """Validation loss risen from its best (two or more evaluations ago) while training fell."""
+    finite = [e for e in evals if _finite(e["val_loss"]) and _finite(e.get("train_loss"))]
+    if len(finite) < 3:
+        return None
+    best_i = min(range(len(finite)), key=lambda i: finite[i]["val_loss"])
+    best, last = finite[best_i], finite[-1]
+    if best_i > len(finite) - 3:  # the best is one of the last two: not a trend yet
+        return None
+    if last["val_loss"] - best["val_loss"] < max(OVERFIT_MIN_RISE, 0.01 * best["val_loss"]):
+        return None
+    if last["train_loss"] >= best["train_loss"]:  # both rising is not overfitting
+        return None
+    return {"val_best": _fmt(best["val_loss"]), "best_step": f"{best['step']:,}",
+            "val_last": _fmt(last["val_loss"]), "train_last": _fmt(last["train_loss"])}
+
+
+# --- advice -------------------------------------------------------------------------------
+
+Tip = tuple[str, dict[str, Any]]
+
+
+def _stability_tips(config: TrainConfig, include_dtype: bool) -> list[Tip]:
+    tips: list[Tip] = [("coach_tip_lower_lr", {"lr": f"{config.lr / 3:.2g}"})]
+    if config.warmup_steps < 100:
+        tips.append(("coach_tip_warmup", {"warmup": f"{max(100, 2 * config.warmup_steps)}"}))
+    if config.grad_clip == 0:
+        tips.append(("coach_tip_grad_clip", {}))
+    if include_dtype and config.dtype != "float32":
+        tips.append(("coach_tip_float32", {"dtype": config.dtype}))
+    return tips
+
+
+def _not_learning_tips(config: TrainConfig, model_config: ModelConfig) -> list[Tip]:
+    tips: list[Tip] = []
+    if config.lr < 3e-4:
+        tips.append(("coach_tip_raise_lr", {"lr": f"{min(1e-3, config.lr * 3):.2g}"}))
+    elif config.lr > 3e-3:
+        tips.append(("coach_tip_lower_lr", {"lr": f"{config.lr / 3:.2g}"}))
+    if model_config.norm_placement == "post" and model_config.n_layer > 4:
+        tips.append(("coach_tip_pre_norm", {}))
+    if model_config.n_layer > 6:
+        tips.append(("coach_tip_shallower", {"n_layer": "4"}))
+    tips.append(("coach_tip_wait", {}))
+    return tips
+
+
+def _dropout_tip(model_config: ModelConfig) -> list[Tip]:
+    dropout = 0.2 if model_config.dropout < 0.2 else min(0.5, model_config.dropout + 0.1)
+    return [("coach_tip_dropout", {"dropout": f"{dropout:g}"})]
+
+
+def _overfitting_tips(values, config: TrainConfig, model_config: ModelConfig) -> list[Tip]:
+    tips: list[Tip] = [("coach_tip_stop_early", {"best_step": values["best_step"]}),
+                       ("coach_tip_more_data", {}), *_dropout_tip(model_config),
+                       ("coach_tip_smaller", {})]
+    if config.weight_decay < 0.1:
+        tips.append(("coach_tip_weight_decay", {"weight_decay": "0.1"}))
+    return tips
+
+
+def _note(kind: str, values: dict[str, Any], tips: list[Tip], lang: str) -> Note:
+    advice = " ".join(t(key, lang, **tip_values) for key, tip_values in tips)
+    return Note(kind, t(f"coach_{kind}_seen", lang, **values), advice, dict(values),
+                tuple(key for key, _ in tips))

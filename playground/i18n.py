@@ -1,0 +1,660 @@
+"""The page's words in English and Simplified Chinese, keyed by message id.
+
+``STRINGS[lang][key]`` holds one message; ``t(key, lang, **values)`` fills its ``{name}``
+placeholders (plain names only: the page's own translator reads the same strings, and it
+knows no Python format specs, so numbers come in already formatted). Keys use letters,
+digits and underscores only, never dots, which the page's translator would read as nesting.
+
+Gradio translates labels in the browser: ``gr.I18n(**gradio_i18n_dict())`` builds the
+translator and ``i18n("label_n_layer")`` stands in for a label. Text made on the server
+(status lines, coach notes, errors) goes through ``t`` with the visitor's language. This
+module imports no Gradio, so the core and the tests use it too.
+
+>>> t("label_n_layer", "zh-CN")
+'层数 (n_layer)'
+>>> t("coach_none", "en")
+'Nothing to flag so far.'
+>>> pick_language("zh-CN,zh;q=0.9,en;q=0.8"), pick_language("fr-FR,fr"), pick_language(None)
+('zh-CN', 'en', 'en')
+"""
+
+from __future__ import annotations
+
+import string
+from typing import Any
+
+LANGUAGES = {"en": "English", "zh-CN": "简体中文"}
+DEFAULT_LANGUAGE = "en"
+
+# Every ModelConfig / TrainConfig field: label_<field> and info_<field> below.
+SETTING_FIELDS = (
+    "vocab_size", "block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
+    "norm_placement", "activation", "dropout", "bias", "tie_weights", "scale_embedding",
+    "rope_base", "norm_eps",
+    "max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
+    "weight_decay", "beta1", "beta2", "grad_clip", "label_smoothing", "eval_interval",
+    "eval_iters", "sample_tokens", "val_fraction", "seed", "device", "dtype", "compile", "threads",
+)
+
+EN: dict[str, str] = {
+    # --- the page -----------------------------------------------------------------------------
+    "app_title": "Transformer Playground",
+    "app_intro": "Train a small Transformer from scratch on a text of your choice, watch it "
+                 "learn, make it write, and look inside it.",
+    "language": "Language",
+    "tab_corpus": "1 · Corpus",
+    "tab_tokenizer": "2 · Tokenizer",
+    "tab_train": "3 · Model & training",
+    "tab_generate": "4 · Generate",
+    "tab_attention": "5 · Attention",
+    "tab_compare": "6 · Compare runs",
+    "tab_export": "7 · Export & share",
+    "queue_note": "Each visitor has their own text, tokenizer and model; training, generation "
+                  "and attention take turns on this machine.",
+    # --- corpus -------------------------------------------------------------------------------
+    "corpus_intro": "Choose the text the model will learn from. Tiny Shakespeare (1 MB of "
+                    "plays) is ready; your own text works too.",
+    "corpus_source": "Text to learn from",
+    "corpus_source_info": "Tiny Shakespeare is ready to use; or upload your own files, or "
+                          "paste text.",
+    "corpus_bundled": "Tiny Shakespeare",
+    "corpus_hub": "Tiny Shakespeare from the Hugging Face Hub",
+    "corpus_upload": "Upload files",
+    "corpus_paste": "Paste text",
+    "corpus_files": "Your text files ({extensions}, UTF-8, up to {max_size})",
+    "corpus_paste_label": "Paste your text",
+    "corpus_paste_info": "Any language works; a few thousand characters or more trains best.",
+    "corpus_paste_placeholder": "Paste text here, then press 'Use pasted text'.",
+    "corpus_paste_button": "Use pasted text",
+    "corpus_preview": "Preview (the first {n} characters)",
+    "corpus_stats": "{name}: {characters} characters, {lines} lines, {words} words, "
+                    "{distinct} distinct characters.",
+    # --- tokenizer ----------------------------------------------------------------------------
+    "tokenizer_intro": "A tokenizer cuts text into the pieces (tokens) the model reads and "
+                       "writes. Train one on your corpus.",
+    "tokenizer_kind": "Kind of tokenizer",
+    "tokenizer_kind_info": "Characters are simplest; BPE makes tokens of common letter groups, "
+                           "so the model sees more text at once.",
+    "tokenizer_char": "Characters",
+    "tokenizer_bpe": "Byte-level BPE",
+    "vocab_size": "BPE vocabulary size",
+    "vocab_size_info": "How many different tokens BPE learns (only for BPE).",
+    "tokenizer_train_button": "Train tokenizer",
+    "tokenizer_none": "No tokenizer yet: press 'Train tokenizer'.",
+    "tokenizer_tokens": "The start of the corpus, cut into tokens (colours alternate)",
+    "tokenizer_stats": "{vocab} tokens; {chars_per_token} characters per token on this text.",
+    "tokenizer_vocab_smaller": "This text supports only {actual} tokens; {requested} were "
+                               "asked for.",
+    "merges_title": "How BPE builds its tokens, merge by merge",
+    "merges_sample": "Sample sentence",
+    "merges_step": "Merges applied",
+    "merges_step_info": "Merge {n} of {total}: {left} + {right} becomes {merged}",
+    "merges_char": "A character tokenizer learns no merges: each character is its own token.",
+    # --- model and training settings ----------------------------------------------------------
+    "train_intro": "Pick a preset or change any setting, then press Start training. The loss "
+                   "curve shows the model learning: lower is better.",
+    "preset": "Preset",
+    "preset_info": "A starting point; it fills in every setting below.",
+    "section_shape": "Model shape",
+    "section_variants": "Architecture variants",
+    "section_optimisation": "Optimisation",
+    "section_evaluation": "Evaluation, data split, device",
+    "label_vocab_size": "vocabulary size (vocab_size)",
+    "info_vocab_size": "How many different tokens the model knows; set by the tokenizer.",
+    "label_block_size": "context length (block_size)",
+    "info_block_size": "Context length: how many tokens the model reads at once.",
+    "label_n_layer": "layers (n_layer)",
+    "info_n_layer": "Number of Transformer blocks stacked on top of each other.",
+    "label_n_head": "attention heads (n_head)",
+    "info_n_head": "Attention heads per block; n_embd must divide evenly among them.",
+    "label_n_embd": "width (n_embd)",
+    "info_n_embd": "Width: the length of each token's vector inside the model.",
+    "label_mlp_ratio": "feed-forward ratio (mlp_ratio)",
+    "info_mlp_ratio": "The feed-forward layer is this many times wider than n_embd.",
+    "label_pos": "position encoding (pos)",
+    "info_pos": "How the model knows token order: learned table, fixed sines, RoPE rotation, "
+                "or none.",
+    "label_norm": "normalisation (norm)",
+    "info_norm": "LayerNorm (GPT-2) or RMSNorm (Llama): keeps the numbers in a healthy range.",
+    "label_norm_placement": "norm placement (norm_placement)",
+    "info_norm_placement": "Normalise before each sub-layer (pre, modern) or after it (post, "
+                           "2017 paper).",
+    "label_activation": "activation",
+    "info_activation": "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), SwiGLU "
+                       "(Llama).",
+    "label_dropout": "dropout",
+    "info_dropout": "Randomly zero this share of activations while training; helps against "
+                    "overfitting.",
+    "label_bias": "bias",
+    "info_bias": "Give linear layers and norms a bias term (nanoGPT leaves it out).",
+    "label_tie_weights": "tie input and output embeddings (tie_weights)",
+    "info_tie_weights": "The output layer reuses the input embedding matrix (fewer parameters).",
+    "label_scale_embedding": "scale embeddings (scale_embedding)",
+    "info_scale_embedding": "Multiply token embeddings by sqrt(n_embd), as the 2017 paper did.",
+    "label_rope_base": "RoPE base (rope_base)",
+    "info_rope_base": "RoPE's base frequency; larger values suit longer contexts.",
+    "label_norm_eps": "norm epsilon (norm_eps)",
+    "info_norm_eps": "A tiny number added inside the norm so it never divides by zero.",
+    "label_max_steps": "training steps (max_steps)",
+    "info_max_steps": "How many optimiser steps to train for (the run's length).",
+    "label_batch_size": "batch size (batch_size)",
+    "info_batch_size": "Sequences per step; bigger is smoother but slower per step.",
+    "label_grad_accum": "gradient accumulation (grad_accum)",
+    "info_grad_accum": "Split each batch into this many smaller passes to save memory.",
+    "label_lr": "learning rate (lr)",
+    "info_lr": "Peak learning rate: how big a step the optimiser takes.",
+    "label_min_lr": "final learning rate (min_lr)",
+    "info_min_lr": "The learning rate decays to this by the end (cosine schedule).",
+    "label_warmup_steps": "warmup steps (warmup_steps)",
+    "info_warmup_steps": "Steps over which the learning rate ramps up from zero.",
+    "label_lr_decay_steps": "decay steps (lr_decay_steps)",
+    "info_lr_decay_steps": "Steps over which it decays; 0 means over the whole run.",
+    "label_weight_decay": "weight decay (weight_decay)",
+    "info_weight_decay": "Pulls weights gently towards zero (AdamW); a regulariser.",
+    "label_beta1": "beta1",
+    "info_beta1": "AdamW momentum: how much of the last gradients to keep.",
+    "label_beta2": "beta2",
+    "info_beta2": "AdamW's memory of squared gradients.",
+    "label_grad_clip": "gradient clipping (grad_clip)",
+    "info_grad_clip": "Clip the gradient norm to this to avoid blow-ups; 0 turns it off.",
+    "label_label_smoothing": "label smoothing (label_smoothing)",
+    "info_label_smoothing": "Spread this share of the target probability over all tokens.",
+    "label_eval_interval": "evaluation interval (eval_interval)",
+    "info_eval_interval": "Measure train and validation loss every this many steps.",
+    "label_eval_iters": "evaluation batches (eval_iters)",
+    "info_eval_iters": "Batches averaged per measurement; more is steadier but slower.",
+    "label_sample_tokens": "sample length (sample_tokens)",
+    "info_sample_tokens": "Tokens of sample text written at each evaluation (0: none).",
+    "label_val_fraction": "validation share (val_fraction)",
+    "info_val_fraction": "Share of the text held out (its end) to measure validation loss.",
+    "label_seed": "seed",
+    "info_seed": "Random seed: the same seed and settings repeat the same run.",
+    "label_device": "device",
+    "info_device": "Where to train: auto picks a GPU when there is one, else the CPU.",
+    "label_dtype": "number format (dtype)",
+    "info_dtype": "Number format: auto uses bfloat16 where it is fast, else float32.",
+    "label_compile": "compile",
+    "info_compile": "torch.compile: faster steps after a slow warm-up (~30 s or more).",
+    "label_threads": "CPU threads (threads)",
+    "info_threads": "CPU threads for PyTorch; 0 lets PyTorch decide.",
+    # --- training -----------------------------------------------------------------------------
+    "continue_training": "Continue training the current model",
+    "continue_training_info": "Keep training the model you have (trained here or uploaded); "
+                              "its shape settings stay as they are. Raise max_steps to go on.",
+    "start_button": "Start training",
+    "stop_button": "Stop",
+    "download_button": "Download the trained model (.zip)",
+    "upload_bundle": "Upload a model bundle (.zip) saved by this app",
+    "not_trained": "Not trained yet.",
+    "status_step": "Step {step} of {max_steps}: loss {loss}, {tokens_per_s} tokens/s.",
+    "status_eval": "Step {step}: train loss {train_loss}, validation loss {val_loss} "
+                   "({val_bpc} bits per character).",
+    "status_done": "Finished all {max_steps} steps in {seconds} s.",
+    "status_stopped": "Stopped at step {step} as asked.",
+    "loss_plot": "Loss (lower is better)",
+    "x_axis": "x axis",
+    "x_step": "steps",
+    "x_tokens": "tokens seen",
+    "x_elapsed": "seconds",
+    "show_references": "Show reference lines",
+    "show_references_info": "What good looks like: a uniform guess, the corpus's unigram "
+                            "entropy, and nanoGPT's result on Tiny Shakespeare.",
+    "ref_uniform": "uniform guess (ln {vocab} = {value})",
+    "ref_unigram": "unigram entropy ({value})",
+    "ref_nanogpt": "nanoGPT baby GPT ({value})",
+    "samples_label": "Samples written at each evaluation",
+    "samples_info": "What the model writes as it learns: from noise to words.",
+    # --- the training coach -------------------------------------------------------------------
+    "coach_title": "Training coach",
+    "coach_none": "Nothing to flag so far.",
+    "coach_seen": "Seen",
+    "coach_try": "Try",
+    "coach_nan_seen": "The loss became {value} at step {step}: the numbers overflowed and the "
+                      "run stopped.",
+    "coach_spike_seen": "At step {step} the training loss jumped to {loss}, far above the "
+                        "{median} it had just been at.",
+    "coach_rising_seen": "The training loss is going up: {recent} over the last {window} steps, "
+                         "against {earlier} before.",
+    "coach_not_learning_seen": "After {steps} steps the loss is still {loss}, close to "
+                               "{uniform} (ln {vocab}), the loss of a uniform guess: the model "
+                               "has not learned yet.",
+    "coach_unigram_seen": "After {steps} steps the loss has stayed near {loss}, the unigram "
+                          "entropy of the corpus ({unigram}): the model knows how common each "
+                          "token is but does not use the context yet.",
+    "coach_overfitting_seen": "The validation loss rose from {val_best} (step {best_step}) to "
+                              "{val_last} while the training loss fell to {train_last}: the "
+                              "model is memorising the training text (overfitting).",
+    "coach_params_seen": "The model has {params} parameters for {tokens} training tokens, "
+                         "{ratio} parameters per token: it can memorise the text rather than "
+                         "learn from it.",
+    "coach_tip_lower_lr": "Lower the learning rate, for example to lr={lr}.",
+    "coach_tip_raise_lr": "Raise the learning rate, for example to lr={lr}.",
+    "coach_tip_warmup": "Use a longer warmup (warmup_steps={warmup}).",
+    "coach_tip_grad_clip": "Turn gradient clipping on (grad_clip=1.0).",
+    "coach_tip_float32": "Train in float32 (dtype=float32): {dtype} has a smaller range.",
+    "coach_tip_pre_norm": "Deep post-norm models are hard to train: use norm_placement=pre.",
+    "coach_tip_shallower": "Start with fewer layers (n_layer={n_layer}) and add them once it "
+                           "learns.",
+    "coach_tip_wait": "Give it more steps: a loss that sits here for a while often drops "
+                      "suddenly once attention finds a pattern.",
+    "coach_tip_more_data": "Train on more text.",
+    "coach_tip_dropout": "Add dropout (dropout={dropout}).",
+    "coach_tip_smaller": "Use a smaller model (fewer layers or a smaller n_embd).",
+    "coach_tip_stop_early": "Keep the model from step {best_step}, where the validation loss "
+                            "was lowest: stop there next time.",
+    "coach_tip_weight_decay": "Raise weight decay (weight_decay={weight_decay}).",
+    # --- generation ---------------------------------------------------------------------------
+    "generate_intro": "The trained model continues your prompt, one token at a time. Each "
+                      "token is drawn at random from the model's prediction; the controls "
+                      "shape that draw.",
+    "prompt": "Prompt",
+    "prompt_info": "The text the model continues (it may be empty).",
+    "max_new_tokens": "Maximum new tokens",
+    "max_new_tokens_info": "How many tokens to write.",
+    "temperature": "Temperature",
+    "temperature_info": "Lower is safer and more repetitive; 0 always takes the likeliest "
+                        "token; higher is wilder.",
+    "top_k": "Top-k",
+    "top_k_info": "Draw only among the k likeliest tokens (0: all).",
+    "top_p": "Top-p",
+    "top_p_info": "Draw only among the likeliest tokens that together reach this probability "
+                  "(1: all).",
+    "sample_seed": "Seed",
+    "sample_seed_info": "0 writes a new text each time; another number repeats the same text.",
+    "generate_button": "Generate",
+    "next_token_chart": "The next token: the model's ten favourites",
+    "generated_text": "Generated text (your prompt, then the model's words)",
+    "memo_title": "Memorisation check",
+    "memo_min_chars": "Shortest copied span (characters)",
+    "memo_min_chars_info": "Highlight spans of at least this many characters that occur "
+                           "word for word in the training text.",
+    "memo_report": "{share} of the generated text ({copied} of {total} characters) occurs word "
+                   "for word in the training text.",
+    "memo_none": "No span of {n} or more characters was copied from the training text.",
+    # --- attention ----------------------------------------------------------------------------
+    "attention_intro": "Attention is how a token gathers information from the tokens before "
+                       "it. Here you see, for a text, how strongly each token (row) attends to "
+                       "each earlier token (column).",
+    "attention_text": "Text to look at",
+    "attention_text_info": "At most {max_tokens} tokens are shown; empty uses your last "
+                           "generation (or the start of the corpus).",
+    "layer": "Layer",
+    "layer_info": "Which block (0 is the first).",
+    "head": "Head",
+    "head_info": "Which attention head of that layer.",
+    "attention_button": "Show attention",
+    "attention_heatmap": "One head: row = token looking, column = token looked at",
+    "attention_grid": "Every head of the layer (one colour scale)",
+    # --- comparing runs -----------------------------------------------------------------------
+    "compare_intro": "Every run of this session is kept. Select runs to overlay their "
+                     "validation curves and see which settings differ.",
+    "compare_runs": "Runs to compare",
+    "compare_plot": "Validation loss of the selected runs",
+    "compare_unit": "Compare in",
+    "unit_loss": "loss per token (nats)",
+    "unit_bpc": "bits per character",
+    "compare_bpc_note": "These runs use different tokenizers, so they are compared in bits per "
+                        "character.",
+    "settings_diff": "Settings that differ",
+    "settings_same": "The selected runs have the same settings.",
+    "one_change_title": "Same run, one change",
+    "one_change_setting": "Setting to change",
+    "one_change_value": "New value",
+    "one_change_button": "Train the same run with this one change",
+    "one_change_info": "Same seed, same data, same everything else: the difference between "
+                       "the curves is this setting's effect.",
+    "run_name": "Run name",
+    "run_summary": "{name}: validation loss {val_loss} ({val_bpc} bits per character) after "
+                   "{steps} steps, {seconds} s, {params} parameters.",
+    # --- export and sharing -------------------------------------------------------------------
+    "export_script_button": "Download a standalone script (generate_standalone.py)",
+    "export_script_info": "One Python file with the model and a sampling loop; it needs only "
+                          "torch and safetensors. Run: python generate_standalone.py model.zip "
+                          "--prompt \"ROMEO:\"",
+    "hub_repo": "Hugging Face repository (user/name)",
+    "hub_token": "Hugging Face token (write access)",
+    "hub_token_info": "Used for this upload only, never stored.",
+    "hub_private": "Private repository",
+    "hub_push_button": "Push to the Hub",
+    "hub_pushed": "Uploaded to {url}.",
+    "share_title": "Share these settings",
+    "share_button": "Make a link to these settings",
+    "share_link": "Link to these settings",
+    "share_upload_note": "Your own text is not part of the link: whoever opens it must upload "
+                         "or paste the same text.",
+    "share_restored": "Settings restored from the link.",
+    "share_ignored": "The link also held settings this version does not know; they were "
+                     "ignored: {names}.",
+    # --- errors -------------------------------------------------------------------------------
+    "error_title": "Something needs fixing",
+    "error_unexpected": "Something unexpected went wrong (the details are in the server log). "
+                        "Nothing you made so far was lost; try again, or change the settings.",
+    "error_no_model": "There is no model yet: train one (tab 3) or upload a bundle first.",
+    "error_no_tokenizer": "There is no tokenizer yet: train one on the Tokenizer tab first.",
+    "error_running": "A training run is already going; stop it first.",
+    "error_bad_link": "The settings in this link cannot be used: {reason}",
+    "error_no_token": "Pushing to the Hub needs a Hugging Face token with write access.",
+    "error_repo_id": "The repository must look like user/name (letters, digits, '-', '_', "
+                     "'.'), got {repo_id}.",
+    "error_no_runs": "Train at least two runs to compare them.",
+    "error_offline": "The Hugging Face Hub cannot be reached from here.",
+}
+
+ZH_CN: dict[str, str] = {
+    # --- the page -----------------------------------------------------------------------------
+    "app_title": "Transformer 游乐场",
+    "app_intro": "用你选的文本从零训练一个小型 Transformer：看它学习，让它写作，再看看它的内部。",
+    "language": "语言",
+    "tab_corpus": "1 · 语料",
+    "tab_tokenizer": "2 · 分词器",
+    "tab_train": "3 · 模型与训练",
+    "tab_generate": "4 · 生成",
+    "tab_attention": "5 · 注意力",
+    "tab_compare": "6 · 比较运行",
+    "tab_export": "7 · 导出与分享",
+    "queue_note": "每位访客都有自己的文本、分词器和模型；训练、生成和注意力计算在这台机器上轮流进行。",
+    # --- corpus -------------------------------------------------------------------------------
+    "corpus_intro": "选择模型要学习的文本。Tiny Shakespeare（1 MB 的莎士比亚剧本）已经准备好；也可以用你自己的文本。",
+    "corpus_source": "学习用的文本",
+    "corpus_source_info": "Tiny Shakespeare 可以直接使用；也可以上传自己的文件或粘贴文本。",
+    "corpus_bundled": "Tiny Shakespeare",
+    "corpus_hub": "来自 Hugging Face Hub 的 Tiny Shakespeare",
+    "corpus_upload": "上传文件",
+    "corpus_paste": "粘贴文本",
+    "corpus_files": "你的文本文件（{extensions}，UTF-8 编码，最大 {max_size}）",
+    "corpus_paste_label": "粘贴你的文本",
+    "corpus_paste_info": "任何语言都可以；几千个字符以上训练效果最好。",
+    "corpus_paste_placeholder": "在这里粘贴文本，然后点击“使用粘贴的文本”。",
+    "corpus_paste_button": "使用粘贴的文本",
+    "corpus_preview": "预览（前 {n} 个字符）",
+    "corpus_stats": "{name}：{characters} 个字符，{lines} 行，{words} 个词，{distinct} 种不同字符。",
+    # --- tokenizer ----------------------------------------------------------------------------
+    "tokenizer_intro": "分词器把文本切成模型读写的小块（词元，token）。在你的语料上训练一个。",
+    "tokenizer_kind": "分词器类型",
+    "tokenizer_kind_info": "字符级最简单；BPE 把常见的字母组合变成词元，模型一次能看到更多文本。",
+    "tokenizer_char": "字符级",
+    "tokenizer_bpe": "字节级 BPE",
+    "vocab_size": "BPE 词表大小",
+    "vocab_size_info": "BPE 学习多少种不同的词元（仅用于 BPE）。",
+    "tokenizer_train_button": "训练分词器",
+    "tokenizer_none": "还没有分词器：请点击“训练分词器”。",
+    "tokenizer_tokens": "语料开头切分成的词元（颜色交替显示）",
+    "tokenizer_stats": "{vocab} 个词元；在这段文本上平均每个词元 {chars_per_token} 个字符。",
+    "tokenizer_vocab_smaller": "这段文本只能支持 {actual} 个词元；要求的是 {requested} 个。",
+    "merges_title": "BPE 如何一步步合并出词元",
+    "merges_sample": "示例句子",
+    "merges_step": "已应用的合并次数",
+    "merges_step_info": "第 {n} 次合并（共 {total} 次）：{left} + {right} 合成 {merged}",
+    "merges_char": "字符级分词器不学习合并：每个字符就是一个词元。",
+    # --- model and training settings ----------------------------------------------------------
+    "train_intro": "选择一个预设或修改任意设置，然后点击“开始训练”。损失曲线显示模型的学习过程：越低越好。",
+    "preset": "预设",
+    "preset_info": "一个起点；它会填好下面的所有设置。",
+    "section_shape": "模型形状",
+    "section_variants": "架构变体",
+    "section_optimisation": "优化",
+    "section_evaluation": "评估、数据划分与设备",
+    "label_vocab_size": "词表大小 (vocab_size)",
+    "info_vocab_size": "模型认识多少种不同的词元；由分词器决定。",
+    "label_block_size": "上下文长度 (block_size)",
+    "info_block_size": "上下文长度：模型一次读入多少个词元。",
+    "label_n_layer": "层数 (n_layer)",
+    "info_n_layer": "堆叠在一起的 Transformer 块的数量。",
+    "label_n_head": "注意力头数 (n_head)",
+    "info_n_head": "每个块的注意力头数；n_embd 必须能被它整除。",
+    "label_n_embd": "宽度 (n_embd)",
+    "info_n_embd": "宽度：模型内部每个词元向量的长度。",
+    "label_mlp_ratio": "前馈层倍数 (mlp_ratio)",
+    "info_mlp_ratio": "前馈层的宽度是 n_embd 的这么多倍。",
+    "label_pos": "位置编码 (pos)",
+    "info_pos": "模型如何知道词元的顺序：可学习的表、固定的正弦、RoPE 旋转，或者不用。",
+    "label_norm": "归一化 (norm)",
+    "info_norm": "LayerNorm（GPT-2）或 RMSNorm（Llama）：让数值保持在合适的范围内。",
+    "label_norm_placement": "归一化位置 (norm_placement)",
+    "info_norm_placement": "在每个子层之前归一化（pre，现代做法）或之后（post，2017 年论文）。",
+    "label_activation": "激活函数 (activation)",
+    "info_activation": "前馈层的非线性函数：GELU（GPT-2）、ReLU（2017）、SwiGLU（Llama）。",
+    "label_dropout": "丢弃率 (dropout)",
+    "info_dropout": "训练时随机把这一比例的激活置零；有助于防止过拟合。",
+    "label_bias": "偏置 (bias)",
+    "info_bias": "给线性层和归一化层加上偏置项（nanoGPT 不用）。",
+    "label_tie_weights": "输入输出嵌入共享 (tie_weights)",
+    "info_tie_weights": "输出层复用输入的嵌入矩阵（参数更少）。",
+    "label_scale_embedding": "缩放嵌入 (scale_embedding)",
+    "info_scale_embedding": "像 2017 年论文那样，把词元嵌入乘以 sqrt(n_embd)。",
+    "label_rope_base": "RoPE 基数 (rope_base)",
+    "info_rope_base": "RoPE 的基础频率；越大越适合更长的上下文。",
+    "label_norm_eps": "归一化 epsilon (norm_eps)",
+    "info_norm_eps": "加在归一化里的一个极小的数，避免除以零。",
+    "label_max_steps": "训练步数 (max_steps)",
+    "info_max_steps": "训练多少个优化步（运行的长度）。",
+    "label_batch_size": "批大小 (batch_size)",
+    "info_batch_size": "每步的序列数；越大越平稳，但每步越慢。",
+    "label_grad_accum": "梯度累积 (grad_accum)",
+    "info_grad_accum": "把每个批次分成这么多个小批次依次计算，以节省内存。",
+    "label_lr": "学习率 (lr)",
+    "info_lr": "峰值学习率：优化器每一步迈多大。",
+    "label_min_lr": "最终学习率 (min_lr)",
+    "info_min_lr": "学习率在结束时衰减到这个值（余弦调度）。",
+    "label_warmup_steps": "预热步数 (warmup_steps)",
+    "info_warmup_steps": "学习率从零逐渐升高所用的步数。",
+    "label_lr_decay_steps": "衰减步数 (lr_decay_steps)",
+    "info_lr_decay_steps": "学习率衰减所用的步数；0 表示整个运行。",
+    "label_weight_decay": "权重衰减 (weight_decay)",
+    "info_weight_decay": "把权重轻轻拉向零（AdamW）；一种正则化。",
+    "label_beta1": "beta1",
+    "info_beta1": "AdamW 的动量：保留多少最近的梯度。",
+    "label_beta2": "beta2",
+    "info_beta2": "AdamW 对梯度平方的记忆。",
+    "label_grad_clip": "梯度裁剪 (grad_clip)",
+    "info_grad_clip": "把梯度范数裁剪到这个值以防爆炸；0 表示关闭。",
+    "label_label_smoothing": "标签平滑 (label_smoothing)",
+    "info_label_smoothing": "把目标概率的这一部分平均分给所有词元。",
+    "label_eval_interval": "评估间隔 (eval_interval)",
+    "info_eval_interval": "每隔这么多步测量一次训练损失和验证损失。",
+    "label_eval_iters": "评估批次数 (eval_iters)",
+    "info_eval_iters": "每次测量平均多少个批次；越多越稳定，但越慢。",
+    "label_sample_tokens": "样本长度 (sample_tokens)",
+    "info_sample_tokens": "每次评估时写出的样本文本的词元数（0：不写）。",
+    "label_val_fraction": "验证集比例 (val_fraction)",
+    "info_val_fraction": "留出文本的这一比例（文本末尾）用来测量验证损失。",
+    "label_seed": "随机种子 (seed)",
+    "info_seed": "随机种子：相同的种子和设置会重复相同的运行。",
+    "label_device": "设备 (device)",
+    "info_device": "在哪里训练：auto 有 GPU 时用 GPU，否则用 CPU。",
+    "label_dtype": "数值格式 (dtype)",
+    "info_dtype": "数值格式：auto 在 bfloat16 快的硬件上用它，否则用 float32。",
+    "label_compile": "编译 (compile)",
+    "info_compile": "torch.compile：经过较慢的预热（约 30 秒或更久）后每步更快。",
+    "label_threads": "CPU 线程数 (threads)",
+    "info_threads": "PyTorch 使用的 CPU 线程数；0 表示由 PyTorch 决定。",
+    # --- training -----------------------------------------------------------------------------
+    "continue_training": "继续训练当前模型",
+    "continue_training_info": "继续训练你已有的模型（在这里训练的或上传的）；它的形状设置保持不变。提高 max_steps 以继续。",
+    "start_button": "开始训练",
+    "stop_button": "停止",
+    "download_button": "下载训练好的模型（.zip）",
+    "upload_bundle": "上传本应用保存的模型包（.zip）",
+    "not_trained": "还没有训练。",
+    "status_step": "第 {step} 步（共 {max_steps} 步）：损失 {loss}，每秒 {tokens_per_s} 个词元。",
+    "status_eval": "第 {step} 步：训练损失 {train_loss}，验证损失 {val_loss}（每字符 {val_bpc} 比特）。",
+    "status_done": "已完成全部 {max_steps} 步，用时 {seconds} 秒。",
+    "status_stopped": "已按要求在第 {step} 步停止。",
+    "loss_plot": "损失（越低越好）",
+    "x_axis": "横轴",
+    "x_step": "步数",
+    "x_tokens": "已见词元数",
+    "x_elapsed": "秒",
+    "show_references": "显示参考线",
+    "show_references_info": "什么算好：均匀猜测、语料的一元熵，以及 nanoGPT 在 Tiny Shakespeare 上的结果。",
+    "ref_uniform": "均匀猜测（ln {vocab} = {value}）",
+    "ref_unigram": "一元熵（{value}）",
+    "ref_nanogpt": "nanoGPT 小型 GPT（{value}）",
+    "samples_label": "每次评估时写出的样本",
+    "samples_info": "模型在学习过程中写出的文字：从乱码到词语。",
+    # --- the training coach -------------------------------------------------------------------
+    "coach_title": "训练教练",
+    "coach_none": "目前没有需要提醒的问题。",
+    "coach_seen": "观察到",
+    "coach_try": "可以尝试",
+    "coach_nan_seen": "第 {step} 步时损失变成了 {value}：数值溢出，运行已停止。",
+    "coach_spike_seen": "第 {step} 步时训练损失跳到了 {loss}，远高于刚才的 {median}。",
+    "coach_rising_seen": "训练损失在上升：最近 {window} 步为 {recent}，之前为 {earlier}。",
+    "coach_not_learning_seen": "训练了 {steps} 步之后损失仍是 {loss}，接近均匀猜测的损失 {uniform}（ln {vocab}）：模型还没有学到东西。",
+    "coach_unigram_seen": "训练了 {steps} 步之后损失一直停在 {loss} 附近，也就是语料的一元熵（{unigram}）：模型知道每个词元有多常见，但还没有利用上下文。",
+    "coach_overfitting_seen": "验证损失从 {val_best}（第 {best_step} 步）升到了 {val_last}，而训练损失降到了 {train_last}：模型在背诵训练文本（过拟合）。",
+    "coach_params_seen": "模型有 {params} 个参数，而训练词元只有 {tokens} 个，每个词元 {ratio} 个参数：它可以背下文本，而不是从中学习。",
+    "coach_tip_lower_lr": "降低学习率，例如 lr={lr}。",
+    "coach_tip_raise_lr": "提高学习率，例如 lr={lr}。",
+    "coach_tip_warmup": "使用更长的预热（warmup_steps={warmup}）。",
+    "coach_tip_grad_clip": "打开梯度裁剪（grad_clip=1.0）。",
+    "coach_tip_float32": "用 float32 训练（dtype=float32）：{dtype} 的数值范围更小。",
+    "coach_tip_pre_norm": "很深的 post-norm 模型很难训练：请使用 norm_placement=pre。",
+    "coach_tip_shallower": "先用更少的层（n_layer={n_layer}），等它开始学习后再加层。",
+    "coach_tip_wait": "多训练几步：停在这里一段时间的损失，常常在注意力找到规律后突然下降。",
+    "coach_tip_more_data": "用更多的文本训练。",
+    "coach_tip_dropout": "加上 dropout（dropout={dropout}）。",
+    "coach_tip_smaller": "用更小的模型（更少的层或更小的 n_embd）。",
+    "coach_tip_stop_early": "保留第 {best_step} 步的模型，那时验证损失最低：下次在那里停止。",
+    "coach_tip_weight_decay": "提高权重衰减（weight_decay={weight_decay}）。",
+    # --- generation ---------------------------------------------------------------------------
+    "generate_intro": "训练好的模型一次一个词元地续写你的提示。每个词元都是从模型的预测中随机抽取的；下面的控件决定怎么抽。",
+    "prompt": "提示",
+    "prompt_info": "模型要续写的文本（可以为空）。",
+    "max_new_tokens": "最多生成的词元数",
+    "max_new_tokens_info": "要写多少个词元。",
+    "temperature": "温度",
+    "temperature_info": "越低越稳妥、越重复；0 总是选最可能的词元；越高越天马行空。",
+    "top_k": "Top-k",
+    "top_k_info": "只在最可能的 k 个词元中抽取（0：全部）。",
+    "top_p": "Top-p",
+    "top_p_info": "只在总概率达到这个值的最可能词元中抽取（1：全部）。",
+    "sample_seed": "随机种子",
+    "sample_seed_info": "0 每次写出新的文本；其他数字会重复同样的文本。",
+    "generate_button": "生成",
+    "next_token_chart": "下一个词元：模型最看好的十个",
+    "generated_text": "生成的文本（先是你的提示，然后是模型写的）",
+    "memo_title": "背诵检查",
+    "memo_min_chars": "最短的复制片段（字符数）",
+    "memo_min_chars_info": "高亮至少这么长、且与训练文本逐字相同的片段。",
+    "memo_report": "生成文本中有 {share}（{total} 个字符中的 {copied} 个）与训练文本逐字相同。",
+    "memo_none": "没有 {n} 个字符或更长的片段是从训练文本中复制的。",
+    # --- attention ----------------------------------------------------------------------------
+    "attention_intro": "注意力是一个词元从它之前的词元收集信息的方式。这里可以看到，对一段文本，每个词元（行）对每个更早的词元（列）的关注有多强。",
+    "attention_text": "要查看的文本",
+    "attention_text_info": "最多显示 {max_tokens} 个词元；留空则使用你上次生成的文本（或语料的开头）。",
+    "layer": "层",
+    "layer_info": "哪一个块（0 是第一个）。",
+    "head": "头",
+    "head_info": "该层的哪一个注意力头。",
+    "attention_button": "显示注意力",
+    "attention_heatmap": "单个头：行 = 发出关注的词元，列 = 被关注的词元",
+    "attention_grid": "该层的所有头（同一色标）",
+    # --- comparing runs -----------------------------------------------------------------------
+    "compare_intro": "这个会话中的每次运行都会保留。选择几次运行，叠加它们的验证曲线，并查看哪些设置不同。",
+    "compare_runs": "要比较的运行",
+    "compare_plot": "所选运行的验证损失",
+    "compare_unit": "比较单位",
+    "unit_loss": "每词元损失（奈特）",
+    "unit_bpc": "每字符比特数",
+    "compare_bpc_note": "这些运行使用了不同的分词器，因此用每字符比特数来比较。",
+    "settings_diff": "不同的设置",
+    "settings_same": "所选运行的设置相同。",
+    "one_change_title": "同一运行，只改一处",
+    "one_change_setting": "要修改的设置",
+    "one_change_value": "新的值",
+    "one_change_button": "只改这一处，重新训练同一运行",
+    "one_change_info": "相同的种子、相同的数据、其余一切相同：曲线之间的差别就是这个设置的效果。",
+    "run_name": "运行名称",
+    "run_summary": "{name}：{steps} 步后验证损失 {val_loss}（每字符 {val_bpc} 比特），用时 {seconds} 秒，{params} 个参数。",
+    # --- export and sharing -------------------------------------------------------------------
+    "export_script_button": "下载独立脚本（generate_standalone.py）",
+    "export_script_info": "一个包含模型和采样循环的 Python 文件；只需要 torch 和 safetensors。运行：python generate_standalone.py model.zip --prompt \"ROMEO:\"",
+    "hub_repo": "Hugging Face 仓库（用户名/名称）",
+    "hub_token": "Hugging Face 令牌（需要写权限）",
+    "hub_token_info": "只用于这次上传，不会保存。",
+    "hub_private": "私有仓库",
+    "hub_push_button": "推送到 Hub",
+    "hub_pushed": "已上传到 {url}。",
+    "share_title": "分享这些设置",
+    "share_button": "生成这些设置的链接",
+    "share_link": "这些设置的链接",
+    "share_upload_note": "你自己的文本不包含在链接中：打开链接的人需要上传或粘贴同样的文本。",
+    "share_restored": "已从链接恢复设置。",
+    "share_ignored": "链接中还有这个版本不认识的设置，已忽略：{names}。",
+    # --- errors -------------------------------------------------------------------------------
+    "error_title": "有需要修正的地方",
+    "error_unexpected": "发生了意外错误（详情在服务器日志中）。你到目前为止做的一切都没有丢失；请重试，或修改设置。",
+    "error_no_model": "还没有模型：请先训练一个（第 3 个标签页）或上传一个模型包。",
+    "error_no_tokenizer": "还没有分词器：请先在“分词器”标签页训练一个。",
+    "error_running": "已经有一个训练在运行；请先停止它。",
+    "error_bad_link": "这个链接中的设置无法使用：{reason}",
+    "error_no_token": "推送到 Hub 需要一个有写权限的 Hugging Face 令牌。",
+    "error_repo_id": "仓库名必须形如 用户名/名称（字母、数字、“-”、“_”、“.”），收到的是 {repo_id}。",
+    "error_no_runs": "至少训练两次运行才能比较。",
+    "error_offline": "从这里无法连接 Hugging Face Hub。",
+}
+
+STRINGS: dict[str, dict[str, str]] = {"en": EN, "zh-CN": ZH_CN}
+
+
+def normalize_language(lang: str | None) -> str:
+    """A supported language code for ``lang``: any Chinese tag gives "zh-CN", others "en".
+
+    >>> normalize_language("zh"), normalize_language("ZH-cn"), normalize_language("de")
+    ('zh-CN', 'zh-CN', 'en')
+    """
+    if not lang:
+        return DEFAULT_LANGUAGE
+    tag = lang.strip().replace("_", "-").lower()
+    if tag == "zh" or tag.startswith("zh-"):
+        return "zh-CN"
+    return "en" if tag == "en" or tag.startswith("en-") else DEFAULT_LANGUAGE
+
+
+def pick_language(accept_language: str | None) -> str:
+    """The page language for a browser's ``Accept-Language`` header (highest q first)."""
+    if not accept_language:
+        return DEFAULT_LANGUAGE
+    ranked = []
+    for n, part in enumerate(accept_language.split(",")):
+        tag, _, q = part.strip().partition(";q=")
+        try:
+            weight = float(q) if q else 1.0
+        except ValueError:
+            weight = 0.0
+        ranked.append((-weight, n, tag.strip()))
+    for _, _, tag in sorted(ranked):
+        lower = tag.lower()
+        if lower == "zh" or lower.startswith("zh-") or lower == "en" or lower.startswith("en-"):
+            return normalize_language(tag)
+    return DEFAULT_LANGUAGE
+
+
+def t(key: str, lang: str | None = DEFAULT_LANGUAGE, **values: Any) -> str:
+    """The message ``key`` in ``lang`` with its placeholders filled in.
+
+    An unknown key raises ``KeyError`` (a typo should fail in the tests, not show an id in
+    the page); a missing value raises ``KeyError`` naming the placeholder.
+
+    >>> t("memo_none", "en", n=20)
+    'No span of 20 or more characters was copied from the training text.'
+    """
+    if key not in EN:
+        raise KeyError(f"No message with the id {key!r}.")
+    message = STRINGS[normalize_language(lang)].get(key, EN[key])
+    return message.format(**values) if values or placeholders(message) else message
+
+
+def placeholders(message: str) -> set[str]:
+    """The names of the ``{name}`` placeholders in a message.
+
+    >>> sorted(placeholders("{a} and {b}, {a} again"))
+    ['a', 'b']
+    """
+    return {name for _, name, _, _ in string.Formatter().parse(message) if name is not None}
+
+
+def gradio_i18n_dict() -> dict[str, dict[str, str]]:
+    """What ``gr.I18n(**...)`` takes: {locale: {key: message}} (fresh copies, safe to change)."""
+    return {lang: dict(messages) for lang, messages in STRINGS.items()}

@@ -1,0 +1,280 @@
+"""Compare runs: every run of a session kept, the settings that differ, one-switch ablations.
+
+A ``RunRecord`` holds what a finished (or stopped) run was: its settings, tokenizer, loss
+history and final figures. ``settings_diff`` lists only the settings that differ between the
+selected runs, so an overlay of their validation curves reads as "this setting's effect".
+``one_change`` builds the configs of a new run equal to an old one but for one setting: same
+seed, same data, so the difference between the curves is that setting alone.
+
+Runs with different tokenizers do not compare per token (a BPE token carries several
+characters); ``compare_unit`` then picks bits per character, which the evaluations record.
+
+>>> from playground.config import ModelConfig, TrainConfig
+>>> a = RunRecord.create("run 1", ModelConfig(pos="rope"), TrainConfig(), "char", history=[])
+>>> b = RunRecord.create("run 2", ModelConfig(pos="none"), TrainConfig(lr=3e-3), "char", history=[])
+>>> settings_diff([a, b])
+[('pos', ['rope', 'none']), ('lr', [0.001, 0.003])]
+>>> model_cfg, train_cfg = one_change(a, "pos", "sinusoidal")
+>>> model_cfg.pos, train_cfg.seed == a.train_config["seed"]
+('sinusoidal', True)
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.reference import axis_key, bits_per_char, curve
+
+MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(ModelConfig))
+TRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig))
+# each setting's type, from the dataclass annotations ("int", "float", "bool", "str")
+FIELD_TYPES = {f.name: str(f.type) for c in (ModelConfig, TrainConfig) for f in dataclasses.fields(c)}
+MAX_RUNS = 20  # runs a session keeps; the oldest go first (each holds only numbers, ~100 KB)
+# The switches the page offers for "same run, one change" first (any field works).
+ABLATIONS = ("pos", "norm_placement", "norm", "activation", "dropout", "bias", "tie_weights",
+             "scale_embedding", "n_layer", "n_head", "n_embd", "block_size", "lr", "seed")
+_BOOL_WORDS = {"true": True, "yes": True, "on": True, "1": True,
+               "false": False, "no": False, "off": False, "0": False}
+
+
+@dataclass
+class RunRecord:
+    """One run: settings as plain dicts (``ModelConfig.to_dict()``), history as record dicts."""
+
+    name: str
+    model_config: dict[str, Any]
+    train_config: dict[str, Any]
+    tokenizer_kind: str  # "char" | "bpe"
+    history: list[dict[str, Any]]
+    chars_per_token: float = 1.0  # of the tokenizer on the corpus, for bits per character
+    corpus_name: str = ""
+    corpus_source: str = ""  # Corpus.source: bundled | hub | upload | paste
+    n_params: int = 0
+
+    @classmethod
+    def create(cls, name: str, model_config: ModelConfig, train_config: TrainConfig,
+               tokenizer_kind: str, history: Iterable[Any], *, chars_per_token: float = 1.0,
+               corpus_name: str = "", corpus_source: str = "", n_params: int = 0) -> "RunRecord":
+        """A record from typed configs; the history is copied, so the run can go on changing."""
+        records = [dict(r) if isinstance(r, dict) else _record_dict(r) for r in history]
+        return cls(name, model_config.to_dict(), train_config.to_dict(), tokenizer_kind,
+                   copy.deepcopy(records), chars_per_token, corpus_name, corpus_source, n_params)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.model_config["vocab_size"]
+
+    def settings(self) -> dict[str, Any]:
+        """Every setting of the run in one flat dict: data first, then model, then training."""
+        return {"corpus": self.corpus_name, "tokenizer": self.tokenizer_kind,
+                **self.model_config, **self.train_config}
+
+    def _last_eval(self) -> dict[str, Any] | None:
+        evals = [r for r in self.history if "val_loss" in r]
+        return evals[-1] if evals else None
+
+    @property
+    def final_val_loss(self) -> float | None:
+        last = self._last_eval()
+        return last["val_loss"] if last else None
+
+    @property
+    def final_val_bpc(self) -> float | None:
+        last = self._last_eval()
+        if last is None:
+            return None
+        if "val_bpc" in last:
+            return last["val_bpc"]
+        return bits_per_char(last["val_loss"], self.chars_per_token)
+
+    @property
+    def steps(self) -> int:
+        return max((r["step"] for r in self.history if "step" in r), default=0)
+
+    @property
+    def seconds(self) -> float:
+        return max((r["elapsed"] for r in self.history if "elapsed" in r), default=0.0)
+
+    def summary(self) -> dict[str, Any]:
+        """The final figures, for a table row."""
+        return {"name": self.name, "val_loss": self.final_val_loss, "val_bpc": self.final_val_bpc,
+                "steps": self.steps, "seconds": self.seconds, "params": self.n_params}
+
+
+def _record_dict(record: Any) -> dict[str, Any]:
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return {"kind": getattr(record, "kind", None), **dataclasses.asdict(record)}
+    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
+
+
+@dataclass
+class RunLog:
+    """The runs of one session, oldest first, named "run 1", "run 2", ... unless named.
+
+    >>> log = RunLog()
+    >>> log.add(RunRecord.create("", ModelConfig(), TrainConfig(), "char", [])).name
+    'run 1'
+    >>> log.names()
+    ['run 1']
+    """
+
+    runs: list[RunRecord] = field(default_factory=list)
+    counter: int = 0  # runs ever added, so names stay unique after old ones are dropped
+    max_runs: int = MAX_RUNS
+
+    def add(self, run: RunRecord) -> RunRecord:
+        self.counter += 1
+        if not run.name or run.name in self.names():
+            base = run.name or "run"
+            run.name = f"{base} {self.counter}"
+        self.runs.append(run)
+        del self.runs[: max(0, len(self.runs) - self.max_runs)]
+        return run
+
+    def names(self) -> list[str]:
+        return [r.name for r in self.runs]
+
+    def get(self, names: Sequence[str]) -> list[RunRecord]:
+        """The runs with these names, in the order given; an unknown name is an error."""
+        by_name = {r.name: r for r in self.runs}
+        missing = [n for n in names if n not in by_name]
+        if missing:
+            raise ConfigError(f"No run is called {', '.join(map(repr, missing))}; the runs of "
+                              f"this session are {', '.join(self.names()) or 'none yet'}.")
+        return [by_name[n] for n in names]
+
+
+def settings_diff(runs: Sequence[RunRecord]) -> list[tuple[str, list[Any]]]:
+    """(setting, [value in each run]) for every setting whose values are not all equal."""
+    all_settings = [r.settings() for r in runs]
+    keys: list[str] = []
+    for s in all_settings:
+        keys += [k for k in s if k not in keys]
+    rows = []
+    for key in keys:
+        values = [s.get(key) for s in all_settings]
+        if any(not _same(v, values[0]) for v in values[1:]):
+            rows.append((key, values))
+    return rows
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal settings; True and 1 are not the same setting, NaN equals NaN."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def compare_unit(runs: Sequence[RunRecord]) -> str:
+    """"loss" when all runs share one tokenizer, else "bpc" (bits per character).
+
+    >>> a = RunRecord.create("a", ModelConfig(vocab_size=65), TrainConfig(), "char", [])
+    >>> b = RunRecord.create("b", ModelConfig(vocab_size=512), TrainConfig(), "bpe", [])
+    >>> compare_unit([a, a]), compare_unit([a, b])
+    ('loss', 'bpc')
+    """
+    tokenizers = {(r.tokenizer_kind, r.vocab_size, r.corpus_name) for r in runs}
+    return "loss" if len(tokenizers) <= 1 else "bpc"
+
+
+def val_curves(runs: Sequence[RunRecord], unit: str | None = None,
+               axis: str = "step") -> list[tuple[str, list[float], list[float]]]:
+    """(run name, xs, validation values) per run, in ``unit`` ("loss" or "bpc"; default:
+    ``compare_unit``) against ``axis`` ("step", "tokens" or "elapsed")."""
+    unit = unit or compare_unit(runs)
+    if unit not in ("loss", "bpc"):
+        raise ValueError(f"unit must be 'loss' or 'bpc', got {unit!r}.")
+    curves = []
+    for run in runs:
+        xs, losses = curve(run.history, "val_loss", axis)
+        if unit == "bpc":
+            evals = [r for r in run.history if "val_loss" in r and axis_key(axis) in r]
+            ys = [r.get("val_bpc", bits_per_char(r["val_loss"], run.chars_per_token)) for r in evals]
+        else:
+            ys = losses
+        curves.append((run.name, xs, ys))
+    return curves
+
+
+def one_change(run: RunRecord, setting: str, value: Any) -> tuple[ModelConfig, TrainConfig]:
+    """The configs of ``run`` with ``setting`` set to ``value``: same seed, same everything else.
+
+    ``value`` may be the page's text ("rope", "0.1", "true"); it is turned into the setting's
+    type and checked by the configs. Raises ``ConfigError`` for an unknown setting, one that
+    cannot change alone (vocab_size follows the tokenizer), a value that cannot be used, or
+    the value the run already has.
+    """
+    if setting == "vocab_size":
+        raise ConfigError("vocab_size follows the tokenizer: train another tokenizer to change it.")
+    if setting in MODEL_FIELDS:
+        cls, current = ModelConfig, run.model_config
+    elif setting in TRAIN_FIELDS:
+        cls, current = TrainConfig, run.train_config
+    else:
+        raise ConfigError(f"There is no setting called {setting!r}; pick one of "
+                          f"{', '.join(ABLATIONS)} (or any model or training setting).")
+    new_value = coerce(setting, value)
+    if _same(new_value, current[setting]):
+        raise ConfigError(f"This run already has {setting}={current[setting]!r}; pick another "
+                          f"value to see its effect.")
+    model_dict, train_dict = dict(run.model_config), dict(run.train_config)
+    (model_dict if cls is ModelConfig else train_dict)[setting] = new_value
+    return ModelConfig.from_dict(model_dict), TrainConfig.from_dict(train_dict)
+
+
+def coerce(setting: str, value: Any) -> Any:
+    """``value`` as the type of ``setting`` (from the config dataclasses), from text or numbers.
+
+    >>> coerce("dropout", "0.1"), coerce("bias", "true"), coerce("n_layer", 6.0), coerce("pos", " rope")
+    (0.1, True, 6, 'rope')
+    """
+    kind = FIELD_TYPES[setting]
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        word = str(value).strip().lower()
+        if word in _BOOL_WORDS:
+            return _BOOL_WORDS[word]
+        raise ConfigError(f"{setting} is on or off (true or false), got {value!r}.")
+    if kind in ("int", "float"):
+        try:
+            if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+                raise ValueError
+            number = float(value) if isinstance(value, str) else value
+            if not math.isfinite(number):
+                raise ValueError
+        except (TypeError, ValueError):
+            raise ConfigError(f"{setting} must be a {'whole ' if kind == 'int' else ''}number, "
+                              f"got {value!r}.") from None
+        if kind == "float":
+            return float(number)
+        if number != int(number):
+            raise ConfigError(f"{setting} must be a whole number, got {value!r}.")
+        return int(number)
+    return value.strip() if isinstance(value, str) else value
+
+
+def alternatives(run: RunRecord, setting: str) -> list[Any]:
+    """The other values a choice or on/off setting can take (for the page's value list).
+
+    >>> run = RunRecord.create("a", ModelConfig(pos="rope"), TrainConfig(), "char", [])
+    >>> alternatives(run, "pos"), alternatives(run, "bias")
+    (['learned', 'sinusoidal', 'none'], [True])
+    """
+    from playground import config as cfg
+
+    choices = {"pos": cfg.POSITIONS, "norm": cfg.NORMS, "norm_placement": cfg.NORM_PLACEMENTS,
+               "activation": cfg.ACTIVATIONS, "device": cfg.DEVICES, "dtype": cfg.DTYPES}
+    current = run.settings().get(setting)
+    if setting in choices:
+        return [c for c in choices[setting] if c != current]
+    if isinstance(current, bool):
+        return [not current]
+    return []

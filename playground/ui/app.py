@@ -1,0 +1,85 @@
+"""The whole page: five tabs, one session per visitor, one shared compute queue.
+
+>>> demo = build_demo()          # doctest: +SKIP
+>>> launch(demo)                 # doctest: +SKIP  (http://127.0.0.1:7860)
+"""
+
+from __future__ import annotations
+
+import os
+
+import gradio as gr
+
+from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab, zerogpu
+from playground.ui.session import SESSION_TTL_S, new_session, release_session
+
+TITLE = "Transformer Playground"
+INTRO = (
+    "# Transformer Playground\n"
+    "Build a small Transformer language model from scratch, train it and look inside it. "
+    "Go through the tabs in order: **1** pick a text, **2** train a tokenizer, **3** train a "
+    "model and watch the loss fall, **4** let it write, **5** see where it pays attention. "
+    "The defaults work: just press the buttons."
+)
+MAX_FILE_SIZE = "5mb"  # uploads (texts and bundles) bigger than this are refused by the server
+QUEUE_MAX_SIZE = 64  # jobs waiting beyond this are turned away with a 'queue full' message
+
+
+def compute_concurrency() -> int:
+    """How many training/generation/attention jobs run at once (env PLAYGROUND_CONCURRENCY)."""
+    try:
+        return max(1, int(os.environ.get("PLAYGROUND_CONCURRENCY", "1")))
+    except ValueError:
+        return 1
+
+
+def build_demo() -> gr.Blocks:
+    """The Blocks app; every visitor gets a fresh ``Session``."""
+    limit = compute_concurrency()
+    with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
+        gr.Markdown(INTRO)
+        # gr.State calls Session() for each visitor; the callback frees the model and files
+        session = gr.State(new_session, time_to_live=SESSION_TTL_S, delete_callback=release_session)
+        with gr.Tabs():
+            with gr.Tab("1 · Corpus", id="corpus"):
+                corpus = corpus_tab.build(session)
+            with gr.Tab("2 · Tokenizer", id="tokenizer"):
+                tokenizer = tokenizer_tab.build(session)
+            with gr.Tab("3 · Model & training", id="train"):
+                train = train_tab.build(session, limit)
+            with gr.Tab("4 · Generate", id="generate"):
+                generate = generate_tab.build(session, limit)
+            with gr.Tab("5 · Attention", id="attention"):
+                attention = attention_tab.build(session, limit)
+        gr.Markdown(
+            "<small>Each visitor has their own text, tokenizer and model; training, generation "
+            "and attention take turns on this machine"
+            + (f" ({limit} at a time)" if limit > 1 else " (one at a time)")
+            + ", and a waiting job shows its place in the queue.</small>")
+
+        demo.load(corpus_tab.show_corpus, session, [corpus["summary"], corpus["preview"]],
+                  api_visibility="private")
+        demo.load(train_tab.describe_settings, [session, *train["settings"]], train["summary"],
+                  api_visibility="private")
+        # a new tokenizer changes the vocabulary, so the parameter count too
+        tokenizer["event"].then(train_tab.describe_settings, [session, *train["settings"]],
+                                train["summary"], api_visibility="private")
+        generate["event"].then(attention_tab.fill_default, [session, attention["text"]],
+                               attention["text"], api_visibility="private")
+    return demo
+
+
+def launch(demo: gr.Blocks, **kwargs) -> tuple:
+    """Queue and serve: 127.0.0.1:7860 locally, 0.0.0.0 on Spaces (``SYSTEM=spaces``)."""
+    on_spaces = os.environ.get("SYSTEM") == "spaces" or bool(os.environ.get("SPACE_ID"))
+    options = dict(
+        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),
+        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        max_file_size=MAX_FILE_SIZE, allowed_paths=[], theme=gr.themes.Soft(),
+        footer_links=["gradio", "settings"],
+    )
+    options.update(kwargs)
+    return demo.queue(max_size=QUEUE_MAX_SIZE).launch(**options)
+
+
+__all__ = ["build_demo", "launch", "zerogpu"]

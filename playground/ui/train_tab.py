@@ -1,0 +1,456 @@
+"""Tab 3, Model & training: every model and training setting, Start/Stop, the live loss curve.
+
+The settings are one flat list of widgets, in the order of ``SETTINGS`` (the field names of
+``ModelConfig`` and ``TrainConfig``); ``configs_from_settings`` turns their values back into
+the two typed configs, so the configs' own checks produce every error message. Training is
+``Trainer.run()`` (through ``zerogpu.start_run``) streamed to the page: at most
+``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line.
+
+Stop sets ``session.stop_requested``; the running handler sees it at the next record, asks
+the trainer to stop after its current step, and then sends the final plot, status and
+download button itself. (Gradio's ``cancels=`` would close the generator instead and drop
+that last update.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from typing import Any, Sequence
+
+import gradio as gr
+import torch
+
+from playground.checkpoint import load_bundle, save_bundle
+from playground.config import PRESETS, ConfigError, ModelConfig, Preset, TrainConfig, replace
+from playground.device import describe_device, pick_device
+from playground.model import GPT, count_params, estimate_memory
+from playground.plots import loss_figure
+from playground.train import EndRecord, EvalRecord, StepRecord, prepare_data
+from playground.ui import zerogpu
+from playground.ui.session import Session, ensure, friendly_errors, require_model
+
+PUSHES_PER_S = 4
+MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of the free memory
+DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
+CPT_SAMPLE_CHARS = 100_000
+
+# A first run for newcomers: the tiny preset, fewer steps, more frequent evaluations.
+QUICK = Preset(
+    "quick", "The tiny model for 300 steps: a first run in a minute or two on a laptop CPU.",
+    PRESETS["tiny"].model, replace(PRESETS["tiny"].train, max_steps=300, eval_interval=50))
+PAGE_PRESETS: dict[str, Preset] = {"quick": QUICK, **PRESETS}
+
+MODEL_SETTINGS = ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
+                  "norm_placement", "activation", "dropout", "bias", "tie_weights",
+                  "scale_embedding", "rope_base", "norm_eps")
+TRAIN_SETTINGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
+SETTINGS = MODEL_SETTINGS + TRAIN_SETTINGS
+
+SECTIONS = {
+    "Model shape": ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio"),
+    "Architecture variants": ("pos", "norm", "norm_placement", "activation", "dropout", "bias",
+                              "tie_weights", "scale_embedding", "rope_base", "norm_eps"),
+    "Optimisation": ("max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps",
+                     "lr_decay_steps", "weight_decay", "beta1", "beta2", "grad_clip",
+                     "label_smoothing"),
+    "Evaluation, data split, device": ("eval_interval", "eval_iters", "sample_tokens",
+                                       "val_fraction", "seed", "device", "dtype", "compile",
+                                       "threads"),
+}
+OPEN_SECTIONS = ("Model shape", "Optimisation")
+
+INFO = {
+    "block_size": "Context length: how many tokens the model reads at once.",
+    "n_layer": "Number of Transformer blocks stacked on top of each other.",
+    "n_head": "Attention heads per block; n_embd must divide evenly among them.",
+    "n_embd": "Width: the length of each token's vector inside the model.",
+    "mlp_ratio": "The feed-forward layer is this many times wider than n_embd.",
+    "pos": "How the model knows token order: learned table, fixed sines, RoPE rotation, or none.",
+    "norm": "LayerNorm (GPT-2) or RMSNorm (Llama): keeps the numbers in a healthy range.",
+    "norm_placement": "Normalise before each sub-layer (pre, modern) or after it (post, 2017 paper).",
+    "activation": "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), SwiGLU (Llama).",
+    "dropout": "Randomly zero this share of activations while training; helps against overfitting.",
+    "bias": "Give linear layers and norms a bias term (nanoGPT leaves it out).",
+    "tie_weights": "The output layer reuses the input embedding matrix (fewer parameters).",
+    "scale_embedding": "Multiply token embeddings by sqrt(n_embd), as the 2017 paper did.",
+    "rope_base": "RoPE's base frequency; larger values suit longer contexts.",
+    "norm_eps": "A tiny number added inside the norm so it never divides by zero.",
+    "max_steps": "How many optimiser steps to train for (the run's length).",
+    "batch_size": "Sequences per step; bigger is smoother but slower per step.",
+    "grad_accum": "Split each batch into this many smaller passes to save memory.",
+    "lr": "Peak learning rate: how big a step the optimiser takes.",
+    "min_lr": "The learning rate decays to this by the end (cosine schedule).",
+    "warmup_steps": "Steps over which the learning rate ramps up from zero.",
+    "lr_decay_steps": "Steps over which it decays; 0 means over the whole run.",
+    "weight_decay": "Pulls weights gently towards zero (AdamW); a regulariser.",
+    "beta1": "AdamW momentum: how much of the last gradients to keep.",
+    "beta2": "AdamW's memory of squared gradients.",
+    "grad_clip": "Clip the gradient norm to this to avoid blow-ups; 0 turns it off.",
+    "label_smoothing": "Spread this share of the target probability over all tokens.",
+    "eval_interval": "Measure train and validation loss every this many steps.",
+    "eval_iters": "Batches averaged per measurement; more is steadier but slower.",
+    "sample_tokens": "Tokens of sample text written at each evaluation (0: none).",
+    "val_fraction": "Share of the text held out (its end) to measure validation loss.",
+    "seed": "Random seed: the same seed and settings repeat the same run.",
+    "device": "Where to train: auto picks a GPU when there is one, else the CPU.",
+    "dtype": "Number format: auto uses bfloat16 where it is fast, else float32.",
+    "compile": "torch.compile: faster steps after a slow warm-up (~30 s or more).",
+    "threads": "CPU threads for PyTorch; 0 lets PyTorch decide.",
+}
+CHOICES = {
+    "pos": ["learned", "sinusoidal", "rope", "none"],
+    "norm": ["layernorm", "rmsnorm"],
+    "norm_placement": ["pre", "post"],
+    "activation": ["gelu", "relu", "swiglu"],
+    "device": ["auto", "cpu", "cuda", "mps"],
+    "dtype": ["auto", "float32", "bfloat16", "float16"],
+}
+LABELS = {"pos": "position encoding (pos)", "lr": "learning rate (lr)", "min_lr": "final learning rate (min_lr)"}
+
+
+# --- settings <-> configs ---------------------------------------------------------------------
+
+def preset_values(name: str) -> list[Any]:
+    """The values of every widget in ``SETTINGS`` order for a preset."""
+    if name not in PAGE_PRESETS:
+        raise ConfigError(f"Unknown preset {name!r}: choose one of {', '.join(PAGE_PRESETS)}.")
+    preset = PAGE_PRESETS[name]
+    return ([getattr(preset.model, f) for f in MODEL_SETTINGS]
+            + [getattr(preset.train, f) for f in TRAIN_SETTINGS])
+
+
+def _typed(name: str, value: Any, default: Any) -> Any:
+    """A widget value with the type of the config field (Number widgets give floats)."""
+    if value is None or value == "":
+        raise ConfigError(f"{name} is empty: type a value.")
+    if isinstance(default, bool):
+        return bool(value)
+    if isinstance(default, int) and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(default, float) and isinstance(value, int):
+        return float(value)
+    return value
+
+
+def configs_from_settings(values: Sequence[Any], vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
+    """(ModelConfig, TrainConfig) from widget values in ``SETTINGS`` order; errors are ConfigError.
+
+    >>> m, t = configs_from_settings(preset_values("tiny"), vocab_size=65)
+    >>> m.n_layer, t.max_steps
+    (2, 600)
+    """
+    if len(values) != len(SETTINGS):
+        raise ConfigError(f"Expected {len(SETTINGS)} settings, got {len(values)}.")
+    defaults = {**ModelConfig().to_dict(), **TrainConfig().to_dict()}
+    typed = {name: _typed(name, v, defaults[name]) for name, v in zip(SETTINGS, values)}
+    model = ModelConfig(vocab_size=vocab_size, **{k: typed[k] for k in MODEL_SETTINGS})
+    train = TrainConfig(**{k: typed[k] for k in TRAIN_SETTINGS})
+    return model, train
+
+
+def _vocab_size(session: Session) -> int:
+    return session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
+
+
+def _human_bytes(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if n < 1024 or unit == "TB":
+            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+        n /= 1024
+    return ""
+
+
+def available_memory(device: torch.device) -> int | None:
+    """Free bytes on ``device`` (GPU memory, or the machine's available RAM); None if unknown."""
+    try:
+        if device.type == "cuda":
+            return int(torch.cuda.mem_get_info(device)[0])
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return None
+
+
+def describe_settings(session: Session | None, *values: Any) -> str:
+    """Markdown: parameter count, memory estimate and tokens per step, or what is wrong."""
+    session = ensure(session)
+    try:
+        model_cfg, train_cfg = configs_from_settings(values, _vocab_size(session))
+    except ConfigError as error:
+        return f"⚠️ {error}"
+    n = count_params(model_cfg)
+    memory = estimate_memory(model_cfg, train_cfg)
+    vocab_note = "" if session.tokenizer else f" (vocabulary {DEFAULT_VOCAB} until you train a tokenizer)"
+    return (f"**{n:,} parameters**{vocab_note} · about **{_human_bytes(memory)}** of memory to "
+            f"train · {train_cfg.batch_size * model_cfg.block_size:,} tokens per step · "
+            f"{train_cfg.max_steps:,} steps.")
+
+
+def device_line() -> str:
+    if zerogpu.ON_ZERO_GPU:
+        return "**Device:** ZeroGPU: a GPU is attached for each stretch of training."
+    try:
+        return f"**Device:** {describe_device(pick_device('auto'))}"
+    except Exception:  # a broken driver must not stop the page from loading
+        return "**Device:** unknown (PyTorch could not describe it)."
+
+
+# --- training ---------------------------------------------------------------------------------
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: EvalRecord | None) -> str:
+    """One line of progress: step, speed, elapsed and time left, latest losses."""
+    per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
+    left = (cfg.max_steps - rec.step) * per_step
+    line = (f"**Training:** step {rec.step:,} / {cfg.max_steps:,} · {rec.tokens_per_s:,.0f} "
+            f"tokens/s · elapsed {_clock(rec.elapsed)} · about {_clock(left)} left · "
+            f"train loss {rec.loss:.3f}")
+    if last_eval is not None:
+        line += f" · validation loss {last_eval.val_loss:.3f} (step {last_eval.step:,})"
+    return line
+
+
+def sample_entry(rec: EvalRecord) -> str:
+    return f"── step {rec.step:,} · validation loss {rec.val_loss:.3f} ──\n{rec.sample}\n\n"
+
+
+@friendly_errors
+def reserve_run(session: Session | None) -> Session:
+    """First half of Start (not queued): refuse a second run, else mark one as pending."""
+    session = ensure(session)
+    if session.running or session.run_pending:
+        raise gr.Error("A training run is already going (or waiting for its turn). Press Stop "
+                       "first, or wait for it to finish.", title="Already training")
+    session.run_pending, session.stop_requested = True, False
+    return session
+
+
+@friendly_errors
+def stop_training(session: Session | None) -> str:
+    """Ask the session's run to stop after its current step."""
+    session = ensure(session)
+    if not (session.running or session.run_pending):
+        return "*Nothing is training right now.*"
+    session.stop_requested = True
+    return "**Stopping** after the current step…"
+
+
+def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
+    """Check everything before a run starts; returns what the run needs, or raises."""
+    corpus = session.corpus_or_default()
+    if continue_training:
+        require_model(session, "continue training")
+        tokenizer = session.model_tokenizer
+        model_cfg = session.model_config
+        _, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
+        state = session.trainer_state
+        done = int(state["step"]) if state else 0
+        if train_cfg.max_steps <= done:
+            raise ConfigError(f"The model has already trained {done:,} steps. Set max_steps above "
+                              f"{done:,} to train it further.")
+    else:
+        tokenizer = session.tokenizer
+        if tokenizer is None:
+            raise ConfigError("There is no tokenizer yet: train one on the Tokenizer tab (tab 2) first.")
+        if session.tokenizer_corpus is not corpus:
+            raise ConfigError(f"The tokenizer was trained on a different text than the corpus now "
+                              f"chosen ({corpus.name}). Train the tokenizer again (tab 2) first.")
+        model_cfg, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
+        state = None
+    # on ZeroGPU the GPU exists only inside a chunk, so there is nothing to measure here
+    device = pick_device(train_cfg.device) if not zerogpu.ON_ZERO_GPU else None
+    need = estimate_memory(model_cfg, train_cfg)
+    free = available_memory(device) if device is not None else None
+    if free is not None and need > MEMORY_HEADROOM * free:
+        raise ConfigError(
+            f"This model needs about {_human_bytes(need)} of memory to train, but only "
+            f"{_human_bytes(free)} is free on {device.type}. Make it smaller: fewer layers "
+            "(n_layer), a narrower width (n_embd), a smaller batch_size or block_size.")
+    train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
+                                      block_size=model_cfg.block_size)
+    cpt = tokenizer.chars_per_token(corpus.text[:CPT_SAMPLE_CHARS])
+    return corpus, tokenizer, model_cfg, train_cfg, state, train_ids, val_ids, cpt
+
+
+def _new_model(model_cfg: ModelConfig, seed: int) -> GPT:
+    """A freshly initialised model; the seed makes the same settings start from the same weights.
+
+    (Seeded in a forked RNG, so other visitors' use of the global generator is untouched.)
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return GPT(model_cfg)
+
+
+def _save_bundle(session: Session) -> str:
+    path = session.workdir() / f"playground-model-step{(session.trainer_state or {}).get('step', 0)}.zip"
+    for old in session.workdir().glob("playground-model-step*.zip"):
+        old.unlink(missing_ok=True)
+    save_bundle(path, session.model, session.model_tokenizer, session.train_config,
+                session.history, session.trainer_state)
+    session.bundle_path = str(path)
+    return str(path)
+
+
+@friendly_errors
+def train_model(session: Session | None, continue_training: bool, *values: Any,
+                chunk_seconds: float | None = None):
+    """Train (or continue) a model with the settings; streams (session, plot, status, samples,
+    download button). ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in tests."""
+    session = ensure(session)
+    session.run_pending = False
+    if session.running:
+        raise gr.Error("A training run is already going in this session; press Stop first.",
+                       title="Already training")
+    corpus, tokenizer, model_cfg, train_cfg, state, train_ids, val_ids, cpt = _plan(
+        session, continue_training, values)
+    model = session.model if continue_training else _new_model(model_cfg, train_cfg.seed)
+    run = zerogpu.start_run(model, train_ids, val_ids, train_cfg, chars_per_token=cpt,
+                            tokenizer=tokenizer, trainer_state=state, workdir=session.workdir(),
+                            chunk_seconds=chunk_seconds)
+    # From here on the session holds the model being trained: Stop (or a failure) keeps it.
+    session.model, session.model_tokenizer = run.model, tokenizer
+    session.model_config, session.train_config = model_cfg, train_cfg
+    session.attention = None
+    session.running = True
+    live = list(run.history)  # records so far (a continued run starts with its past)
+    samples, last_eval, end = "", None, None
+    status = f"**Starting** on {corpus.name}…"
+    last_push = 0.0
+    try:
+        yield (session, loss_figure(live), status, samples, gr.DownloadButton(visible=False))
+        for rec in run.records():
+            if session.stop_requested:
+                run.stop()
+                session.stop_requested = False
+            live.append(rec.to_dict())
+            if isinstance(rec, StepRecord):
+                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval)
+            elif isinstance(rec, EvalRecord):
+                last_eval = rec
+                if rec.sample:
+                    samples += sample_entry(rec)
+            elif isinstance(rec, EndRecord):
+                end = rec
+            now = time.monotonic()
+            if now - last_push >= 1 / PUSHES_PER_S:
+                last_push = now
+                yield (session, loss_figure(live), status, samples, gr.skip())
+        session.history, session.trainer_state = list(run.history), run.state()
+        bundle = _save_bundle(session)
+        status = _end_status(end, last_eval, session.history)
+        yield (session, loss_figure(session.history), status, samples,
+               gr.DownloadButton(value=bundle, visible=True))
+    finally:
+        session.history, session.trainer_state = list(run.history), run.state()
+        session.running = session.stop_requested = False
+
+
+def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, history) -> str:
+    icon = {"done": "✅", "stopped": "⏹️"}.get(end.reason if end else "", "⚠️")
+    text = f"{icon} {end.message if end else 'The run ended.'}"
+    if last_eval is not None:
+        text += (f" Last validation loss {last_eval.val_loss:.3f} at step {last_eval.step:,} "
+                 f"({last_eval.val_bpc:.2f} bits per character).")
+    return text + " The model is ready: try the Generate and Attention tabs, or download it below."
+
+
+@friendly_errors
+def upload_bundle(session: Session | None, path: str | None):
+    """Load a bundle: the model becomes the session's, and the settings show its configs.
+
+    Returns (session, continue checkbox, plot, status, *setting values).
+    """
+    session = ensure(session)
+    if not path:
+        raise ConfigError("No file: upload a .zip bundle saved by this app.")
+    if session.running:
+        raise ConfigError("A training run is going: stop it before loading a bundle.")
+    bundle = load_bundle(path)
+    bundle.model.train()
+    session.model, session.model_tokenizer = bundle.model, bundle.tokenizer
+    session.tokenizer, session.tokenizer_corpus = bundle.tokenizer, None
+    session.model_config, session.train_config = bundle.model_config, bundle.train_config
+    session.history, session.trainer_state = bundle.history, bundle.trainer_state
+    session.attention = None
+    step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
+    values = ([getattr(bundle.model_config, f) for f in MODEL_SETTINGS]
+              + [getattr(bundle.train_config, f) for f in TRAIN_SETTINGS])
+    status = (f"✅ Loaded a model with {bundle.model.num_params():,} parameters and a "
+              f"{bundle.tokenizer.kind} tokenizer ({bundle.tokenizer.vocab_size:,} tokens)"
+              + (f", trained {step:,} steps" if step else "") + ". Generate with it, or tick "
+              "'Continue training' and raise max_steps to train it further.")
+    return (session, True, loss_figure(bundle.history), status, *values)
+
+
+# --- widgets ----------------------------------------------------------------------------------
+
+def _widget(name: str, value: Any) -> gr.components.Component:
+    label, info = LABELS.get(name, name), INFO[name]
+    if name in CHOICES:
+        return gr.Dropdown(CHOICES[name], value=value, label=label, info=info)
+    if isinstance(value, bool):
+        return gr.Checkbox(value=value, label=label, info=info)
+    if isinstance(value, int):
+        return gr.Number(value=value, label=label, info=info, precision=0, minimum=0)
+    return gr.Number(value=value, label=label, info=info, minimum=0, step=1e-4 if value < 0.01 else 0.01)
+
+
+def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
+    gr.Markdown("Pick a preset or change any setting, then press **Start training**. The loss "
+                "curve shows the model learning: lower is better.")
+    device = gr.Markdown(device_line())
+    preset = gr.Dropdown([(f"{p.name}: {p.description}", p.name) for p in PAGE_PRESETS.values()],
+                         value="quick", label="Preset",
+                         info="A starting point; it fills in every setting below.")
+    values = dict(zip(SETTINGS, preset_values("quick")))
+    widgets: dict[str, gr.components.Component] = {}
+    for section, names in SECTIONS.items():
+        with gr.Accordion(section, open=section in OPEN_SECTIONS):
+            with gr.Row(equal_height=False):
+                for name in names:
+                    widgets[name] = _widget(name, values[name])
+    settings = [widgets[name] for name in SETTINGS]
+    summary = gr.Markdown()
+    with gr.Row():
+        continue_training = gr.Checkbox(
+            False, label="Continue training the current model",
+            info="Keep training the model you have (trained here or uploaded); its shape "
+                 "settings stay as they are. Raise max_steps to go on.")
+        start = gr.Button("Start training", variant="primary")
+        stop = gr.Button("Stop", variant="stop")
+    status = gr.Markdown("*Not trained yet.*", elem_id="train-status")
+    plot = gr.Plot(label="Loss (lower is better)", value=loss_figure([]), elem_id="loss-plot")
+    samples = gr.Textbox(label="Samples written at each evaluation", lines=8, max_lines=16,
+                         interactive=False, autoscroll=True,
+                         info="What the model writes as it learns: from noise to words.")
+    with gr.Row():
+        download = gr.DownloadButton("Download the trained model (.zip)", visible=False)
+        upload = gr.File(label="Upload a model bundle (.zip) saved by this app",
+                         file_types=[".zip"], type="filepath", height=140)
+
+    preset.input(preset_values, preset, settings, api_visibility="private", queue=False)
+    gr.on([w.change for w in settings], describe_settings, [session, *settings], summary,
+          concurrency_limit=None, trigger_mode="always_last", api_visibility="private",
+          show_progress="hidden")
+    start.click(reserve_run, session, session, concurrency_limit=None, trigger_mode="multiple",
+                api_visibility="private", show_progress="hidden").success(
+        train_model, [session, continue_training, *settings],
+        [session, plot, status, samples, download],
+        concurrency_limit=concurrency_limit, concurrency_id="compute",
+        show_progress_on=[status], api_name="train_model")
+    stop.click(stop_training, session, status, concurrency_limit=None, api_name="stop_training")
+    upload.upload(upload_bundle, [session, upload],
+                  [session, continue_training, plot, status, *settings],
+                  concurrency_limit=None, api_name="upload_bundle")
+    return {"summary": summary, "settings": settings, "describe": describe_settings, "device": device}

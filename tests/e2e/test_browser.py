@@ -1,0 +1,124 @@
+"""A newcomer's click-through in a real browser, from the corpus to the attention maps.
+
+Run with ``PLAYGROUND_SCREENSHOTS=1`` to refresh the screenshots in docs/screenshots.
+"""
+
+import re
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+SMALL = {"block_size": 32, "n_layer": 1, "n_head": 2, "n_embd": 32, "batch_size": 8,
+         "max_steps": 60, "eval_interval": 10, "eval_iters": 10}
+POEM = ("床前明月光，疑是地上霜。举头望明月，低头思故乡。\n"
+        "白日依山尽，黄河入海流。欲穷千里目，更上一层楼。\n"
+        "春眠不觉晓，处处闻啼鸟。夜来风雨声，花落知多少。\n")
+
+
+def open_tab(page, name):
+    page.get_by_role("tab", name=name).click()
+
+
+def fill(page, values):
+    """Type settings into the training tab's number boxes (opening their sections)."""
+    page.get_by_text("Evaluation, data split, device").click()  # a closed accordion
+    for label, value in values.items():
+        box = page.get_by_label(label, exact=True)
+        box.fill(str(value))
+        box.press("Tab")
+
+
+def loss_points(page) -> int:
+    """Points on the train-loss curve, read from the plotly.js figure in the page."""
+    return page.evaluate("""() => {
+        const plot = document.querySelector('#loss-plot .js-plotly-plot');
+        return plot && plot.data && plot.data[0] && plot.data[0].x ? plot.data[0].x.length : 0;
+    }""")
+
+
+def status(page) -> str:
+    return page.locator("#train-status").inner_text()
+
+
+def wait_status(page, pattern, timeout=120_000):
+    page.wait_for_function(
+        "([pattern]) => new RegExp(pattern).test(document.querySelector('#train-status').innerText)",
+        arg=[pattern], timeout=timeout)
+
+
+def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, tmp_path):
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    expect(page.get_by_text("1,115,394 characters")).to_be_visible()
+    page.screenshot(path=screenshot_dir / "1-corpus.png", full_page=True)
+
+    # 2. the character tokenizer on Tiny Shakespeare
+    open_tab(page, "2 · Tokenizer")
+    page.get_by_role("button", name="Train tokenizer").click()
+    expect(page.get_by_text("Character tokenizer trained on Tiny Shakespeare")).to_be_visible()
+    expect(page.locator(".token-view span").first).to_be_visible()
+    page.screenshot(path=screenshot_dir / "2-tokenizer.png", full_page=True)
+
+    # 3. a small model for a few dozen steps: the curve gains points as it trains
+    open_tab(page, "3 · Model & training")
+    fill(page, SMALL)
+    expect(page.get_by_text(re.compile(r"parameters\*?\*? · about"))).to_be_visible()
+    page.get_by_role("button", name="Start training").click()
+    counts = []  # the curve's length, read every 50 ms while it trains
+    while "Finished" not in status(page):
+        counts.append(loss_points(page))
+        page.wait_for_timeout(50)
+    assert "Finished all 60 steps" in status(page)
+    assert loss_points(page) == 60
+    assert any(0 < n < 60 for n in counts), "the plot never showed a run in progress"
+    expect(page.get_by_role("button", name="Download the trained model (.zip)")).to_be_visible()
+    page.screenshot(path=screenshot_dir / "3-training.png", full_page=True)
+
+    # a long run: a second Start is refused, Stop ends it and keeps the model
+    fill(page, {"max_steps": 100000})
+    page.get_by_role("button", name="Start training").click()
+    wait_status(page, r"Training: step \d")
+    # force: a page redrawing its plot on busy cores may never look "stable" to Playwright
+    page.get_by_role("button", name="Start training").click(force=True)
+    expect(page.get_by_text("A training run is already going").first).to_be_visible()
+    page.get_by_role("button", name="Stop").click(force=True)
+    wait_status(page, "Stopped at step")
+    assert "The model is ready" in status(page)
+
+    # 4. generation streams into the text box, then the next-token chart appears
+    open_tab(page, "4 · Generate")
+    page.get_by_role("button", name="Generate").click()
+    output = page.locator("#generated-text textarea")
+    expect(output).to_have_value(re.compile(r"^ROMEO:.{20,}", re.S), timeout=60_000)
+    expect(page.locator("#next-token-chart .js-plotly-plot")).to_be_visible()
+    page.screenshot(path=screenshot_dir / "4-generate.png", full_page=True)
+
+    # 5. attention of the last generation, one head and all heads
+    open_tab(page, "5 · Attention")
+    expect(page.get_by_label("Text to look at")).to_have_value(re.compile("^ROMEO:"))
+    page.get_by_role("button", name="Show attention").click()
+    expect(page.locator("#attention-heatmap .js-plotly-plot .heatmaplayer")).to_be_visible()
+    expect(page.locator("#attention-grid .js-plotly-plot")).to_be_visible()
+    page.screenshot(path=screenshot_dir / "5-attention.png", full_page=True)
+
+    # then a Chinese text: upload, tokenizer, training
+    chinese = tmp_path / "poems.txt"
+    chinese.write_text(POEM * 40, encoding="utf-8")
+    open_tab(page, "1 · Corpus")
+    page.get_by_label("Upload files").check()
+    page.locator("#corpus-files input[type=file]").set_input_files(str(chinese))
+    expect(page.get_by_text("Corpus: poems.txt")).to_be_visible()
+    open_tab(page, "2 · Tokenizer")
+    page.get_by_role("button", name="Train tokenizer").click()
+    expect(page.get_by_text("Character tokenizer trained on poems.txt")).to_be_visible()
+    open_tab(page, "3 · Model & training")
+    fill(page, {"max_steps": 30})
+    page.get_by_role("button", name="Start training").click()
+    wait_status(page, "Finished all 30 steps")
+    open_tab(page, "4 · Generate")
+    page.get_by_label("Prompt").fill("床前")
+    page.get_by_role("button", name="Generate").click()
+    expect(output).to_have_value(re.compile(r"^床前.{20,}", re.S), timeout=60_000)
+    assert set(output.input_value()) <= set(POEM)

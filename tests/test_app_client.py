@@ -1,0 +1,103 @@
+"""The app launched in this process and driven through its API with ``gradio_client``."""
+
+import json
+import threading
+from contextlib import contextmanager
+
+import pytest
+from gradio_client import Client, handle_file
+
+from playground.ui import train_tab
+from playground.ui.app import build_demo, launch
+
+TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
+            batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=0,
+            device="cpu", dtype="float32")
+
+
+def settings(**changes):
+    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
+    values.update(TINY, **changes)
+    return [values[name] for name in train_tab.SETTINGS]
+
+
+@pytest.fixture
+def app_url():
+    """A fresh app per test: Gradio reads each test's own GRADIO_TEMP_DIR at launch."""
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    yield url
+    demo.close()
+
+
+@contextmanager
+def client_for(url):
+    client = Client(url, verbose=False, analytics_enabled=False)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+def run_flow(url, text, prompt):
+    """Corpus -> tokenizer -> training -> generation -> attention, in one client session."""
+    with client_for(url) as client:
+        summary, preview = client.predict("Paste text", None, text, api_name="/use_corpus")
+        assert f"{len(text):,} characters" in summary
+        summary, _, _ = client.predict("char", 512, api_name="/train_tokenizer")
+        assert f"{len(set(text))} tokens in the vocabulary" in summary
+        updates = list(client.submit(False, *settings(), api_name="/train_model"))
+        plot, status, samples, download = updates[-1]
+        assert "Finished all 6 steps" in status
+        steps = json.loads(plot["plot"])["data"][0]["x"]
+        assert steps == [1, 2, 3, 4, 5, 6]
+        text_out, chart = list(client.submit(prompt, 12, 0.8, 0, 1.0, 1, api_name="/generate"))[-1]
+        assert text_out.startswith(prompt) and len(text_out) == len(prompt) + 12
+        out = client.predict("", 0, 0, api_name="/show_attention")
+        shown, heatmap = out[0], out[3]
+        assert shown == text_out[:64]
+        assert json.loads(heatmap["plot"])["data"][0]["type"] == "heatmap"
+        return text
+
+
+def test_full_flow_through_the_api(app_url, tiny_text, tmp_path):
+    run_flow(app_url, tiny_text, "First")
+
+
+def test_two_clients_keep_separate_state(app_url, tiny_text):
+    """Two sessions at once, each with its own text: each model writes only its own letters."""
+    texts = {"latin": "abcdefgh ijklmnop\n" * 300, "digits": "0123 4567 89\n" * 400}
+    results, errors = {}, []
+
+    def one(name):
+        try:
+            with client_for(app_url) as client:
+                client.predict("Paste text", None, texts[name], api_name="/use_corpus")
+                client.predict("char", 512, api_name="/train_tokenizer")
+                list(client.submit(False, *settings(), api_name="/train_model"))
+                prompt = texts[name][:4]
+                results[name] = list(client.submit(prompt, 30, 1.0, 0, 1.0, 5,
+                                                   api_name="/generate"))[-1][0]
+        except Exception as error:  # surfaced in the main thread below
+            errors.append(error)
+
+    threads = [threading.Thread(target=one, args=(name,)) for name in texts]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert set(results["latin"]) <= set(texts["latin"])
+    assert set(results["digits"]) <= set(texts["digits"])
+
+
+def test_errors_reach_the_client_as_messages(app_url, tmp_path):
+    from gradio_client.exceptions import AppError
+
+    with client_for(app_url) as client:
+        with pytest.raises(AppError, match="no model to generate with yet"):
+            client.predict("hi", 5, 1.0, 0, 1.0, 0, api_name="/generate")
+        bad = tmp_path / "bad.txt"
+        bad.write_bytes(b"\xff\xfe\x00h\x00i")
+        with pytest.raises(AppError, match="UTF-16"):
+            client.predict("Upload files", [handle_file(str(bad))], "", api_name="/use_corpus")

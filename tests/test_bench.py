@@ -1,0 +1,144 @@
+"""The benchmark suite's pure parts, and proofs that its comparisons compare like with like.
+
+No timing is asserted anywhere: the figures are the suite's output, not a test's.
+"""
+
+import json
+
+import pytest
+import torch
+
+from bench import cli, core
+from bench.reference import nanogpt_model
+from bench.reference.nanogpt_loop import NanoGPTRecipe, NanoGPTTrainer, get_batch, write_token_file
+from bench.training import bare_runner, interleave, train_until, trainer_runner
+from playground.config import ModelConfig, TrainConfig
+from playground.model import GPT
+from playground.model import flops_per_token as model_flops_per_token
+from playground.train import Trainer
+
+TINY = ModelConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
+
+
+def test_flops_formula_matches_the_model_module_and_hand_count():
+    cfg = ModelConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128)
+    n = GPT(cfg).num_params(non_embedding=True)
+    assert n == 804_096 - 64 * 128  # the position table is left out, as nanoGPT does
+    ours = core.flops_per_token(4, 4, 32, 64, n)
+    assert ours == 6 * n + 12 * 4 * 4 * 32 * 64
+    assert ours == model_flops_per_token(cfg, n)
+
+
+def test_median_and_check():
+    assert core.median([5.0, 1.0, 3.0]) == 3.0
+    assert core.check(2.0, 3.0, higher_is_better=False) is True
+    assert core.check(2.0, 3.0, higher_is_better=True) is False
+    assert core.check(None, 3.0, higher_is_better=True) is None
+
+
+def test_table_aligns_columns_and_marks_targets():
+    rows = [core.Row("s", "a", 1234.5, "ms", "<= 2000 ms", met=True),
+            core.Row("s", "longer metric", None, "x", "yes", met=False, note="why")]
+    lines = core.format_table(rows).splitlines()
+    assert lines[0].split(" | ")[:3] == ["section", "metric       ", "value"]
+    assert len({line.index("|") for line in lines}) == 1  # first column separator lines up
+    assert "1,234" in lines[2] and "✓" in lines[2]
+    assert "n/a" in lines[3] and "✗" in lines[3] and lines[3].endswith("why")
+    markdown = core.format_table(rows, markdown=True).splitlines()
+    assert all(line.startswith("| ") and line.endswith(" |") for line in markdown)
+    assert markdown[1].split("|")[3].strip().endswith(":")  # the value column right-aligned
+
+
+def test_json_holds_rows_and_sections(tmp_path):
+    rows = [core.Row("train", "ms/step", 40.0, "ms"), core.Row("bpe", "train time", 0.4, "s")]
+    path = core.write_json(tmp_path / "r.json", {"cpu": "x"}, rows)
+    data = json.loads(path.read_text())
+    assert data["sections"] == {"train": {"ms/step": 40.0}, "bpe": {"train time": 0.4}}
+    assert data["rows"][0] == rows[0].to_dict()
+    assert data["meta"] == {"cpu": "x"}
+
+
+def _copy_into_nanogpt(ours: GPT) -> nanogpt_model.GPT:
+    cfg = ours.config
+    ref = nanogpt_model.GPT(nanogpt_model.GPTConfig(
+        block_size=cfg.block_size, vocab_size=cfg.vocab_size, n_layer=cfg.n_layer,
+        n_head=cfg.n_head, n_embd=cfg.n_embd, dropout=0.0, bias=False))
+    names = {"tok_emb": "transformer.wte", "pos_emb": "transformer.wpe", "ln_f": "transformer.ln_f",
+             "blocks.": "transformer.h.", "attn.qkv": "attn.c_attn", "attn.proj": "attn.c_proj",
+             "mlp.fc": "mlp.c_fc", "mlp.proj": "mlp.c_proj"}
+    state = {}
+    for key, value in ours.state_dict().items():
+        for a, b in names.items():
+            key = key.replace(a, b)
+        state[key] = value
+    ref.load_state_dict(state)
+    return ref
+
+
+def test_vendored_nanogpt_computes_what_our_model_computes():
+    """The throughput comparison is fair only if both models do the same arithmetic."""
+    torch.manual_seed(0)
+    ours = GPT(TINY).eval()
+    ref = _copy_into_nanogpt(ours).eval()
+    x = torch.randint(TINY.vocab_size, (3, TINY.block_size))
+    y = torch.randint(TINY.vocab_size, (3, TINY.block_size))
+    out = ours(x, y)
+    ref_logits, ref_loss = ref(x, y)
+    torch.testing.assert_close(out.logits, ref_logits)
+    torch.testing.assert_close(out.loss, ref_loss)
+    assert ours.num_params() == sum(p.numel() for p in ref.parameters())
+
+
+def test_nanogpt_get_batch_and_step(tmp_path):
+    path = write_token_file(torch.arange(200) % 11, tmp_path / "train.bin")
+    x, y = get_batch(path, block_size=8, batch_size=4, generator=torch.Generator().manual_seed(1))
+    assert x.dtype == torch.int64 and tuple(x.shape) == (4, 8)
+    assert torch.equal(y[:, :-1], x[:, 1:])
+    recipe = NanoGPTRecipe(n_layer=1, n_head=2, n_embd=16, block_size=8, batch_size=4)
+    trainer = NanoGPTTrainer(path, vocab_size=11, recipe=recipe)
+    losses = [trainer.step() for _ in range(3)]
+    assert trainer.iter_num == 3 and all(loss == loss for loss in losses)
+
+
+def test_bare_loop_does_exactly_the_trainers_work():
+    """The app-path overhead is measured against a bare loop that must train identically."""
+    ids = torch.arange(600) % TINY.vocab_size
+    cfg = TrainConfig(max_steps=1000, batch_size=4, lr=3e-3, min_lr=3e-4, warmup_steps=2,
+                      eval_interval=1000, eval_iters=1, device="cpu", dtype="float32")
+    torch.manual_seed(cfg.seed)
+    bare = GPT(TINY)
+    torch.manual_seed(cfg.seed)
+    trainer = Trainer(GPT(TINY), ids[:500], ids[500:], cfg, device="cpu")
+    medians = interleave({"bare": bare_runner(bare, ids[:500], cfg),
+                          "trainer": trainer_runner(trainer)},
+                         steps_per_chunk=2, rounds=2, warmup_steps=1)
+    assert set(medians) == {"bare", "trainer"} and all(v > 0 for v in medians.values())
+    assert trainer.step == 5
+    for a, b in zip(bare.parameters(), trainer.model.parameters()):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+
+
+def test_train_until_stops_at_the_first_good_evaluation(shakespeare_text):
+    cfg = TrainConfig(max_steps=50, batch_size=4, lr=3e-3, min_lr=3e-4, warmup_steps=1,
+                      eval_interval=2, eval_iters=1, device="cpu", dtype="float32")
+    model_cfg = ModelConfig(block_size=8, n_layer=1, n_head=2, n_embd=16)
+    result = train_until(model_cfg, cfg, shakespeare_text[:20_000], target=10.0)
+    assert result["hit"] and result["step"] == 2  # the first evaluation after a step
+    assert result["val_loss"] <= 10.0 and result["val_loss_200"] > 0
+
+
+def test_quick_run_of_one_section_writes_table_and_json(tmp_path, capsys):
+    out = tmp_path / "results.json"
+    assert cli.main(["--quick", "--only", "bpe", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "train time, vocab 512" in printed and "encode, vocab 4096" in printed
+    data = json.loads(out.read_text())
+    assert data["meta"]["quick"] is True and data["meta"]["sections"] == ["bpe"]
+    assert [r["metric"] for r in data["rows"]] == [
+        "train time, vocab 512", "encode, vocab 512", "train time, vocab 4096", "encode, vocab 4096"]
+    assert all(isinstance(r["value"], float) and r["value"] > 0 for r in data["rows"])
+
+
+def test_unknown_section_is_refused():
+    with pytest.raises(SystemExit):
+        cli.parse_args(["--only", "nonsense"])

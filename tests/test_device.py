@@ -1,0 +1,177 @@
+"""Device and dtype choice: what "auto" picks, and clear errors for what is not there."""
+
+import contextlib
+import re
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from playground import device as dev
+from playground.config import ConfigError
+from playground.device import (
+    DeviceError,
+    autocast_context,
+    cpu_has_amx,
+    describe_device,
+    pick_device,
+    pick_dtype,
+    setup_backends,
+)
+
+CPU = torch.device("cpu")
+CUDA = torch.device("cuda")
+
+
+@pytest.fixture
+def no_accelerators(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+
+
+def test_auto_prefers_cuda_then_mps_then_cpu(monkeypatch, no_accelerators):
+    assert pick_device("auto") == CPU
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: True)
+    assert pick_device("auto") == torch.device("mps")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert pick_device("auto") == CUDA
+    assert pick_device(None) == CUDA
+
+
+@pytest.mark.parametrize("pref", ["cpu", "CPU", " cpu "])
+def test_cpu_is_always_there(pref):
+    assert pick_device(pref) == CPU
+
+
+@pytest.mark.parametrize("pref, message", [
+    ("cuda", r"CUDA was asked for, but this machine has no usable NVIDIA GPU.*Choose device auto or cpu"),
+    ("cuda:0", r"CUDA was asked for"),
+    ("mps", r"Apple's MPS was asked for, but it is not available here"),
+    ("tpu", r"Unknown device 'tpu'\. Choose auto, cpu, cuda or mps\."),
+    ("meta", r"Unknown device 'meta'"),
+])
+def test_a_device_that_is_not_there_is_an_error(no_accelerators, pref, message):
+    with pytest.raises(DeviceError, match=message):
+        pick_device(pref)
+
+
+def test_gpu_number_beyond_the_count(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert pick_device("cuda:0") == torch.device("cuda", 0)
+    with pytest.raises(DeviceError, match=r"GPU number 2 was asked for, but this machine has 1 GPU "):
+        pick_device("cuda:2")
+
+
+def test_device_error_is_a_config_error():
+    """Callers that show ConfigError messages in the page show these too."""
+    assert issubclass(DeviceError, ConfigError) and issubclass(DeviceError, ValueError)
+
+
+@pytest.mark.parametrize("name, dtype", [("float32", torch.float32), ("bfloat16", torch.bfloat16),
+                                         ("float16", torch.float16)])
+def test_explicit_dtype_is_kept(name, dtype):
+    assert pick_dtype(name, CPU) == dtype
+
+
+def test_unknown_dtype_is_an_error():
+    with pytest.raises(DeviceError, match=r"dtype must be one of auto, float32, bfloat16, float16; got 'fp8'"):
+        pick_dtype("fp8", CPU)
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_auto_dtype_on_cpu_follows_the_measurement(monkeypatch, fast):
+    monkeypatch.setattr(dev, "cpu_bf16_is_fast", lambda: fast)
+    assert pick_dtype("auto", CPU) == (torch.bfloat16 if fast else torch.float32)
+
+
+@pytest.mark.parametrize("bf16, expected", [(True, torch.bfloat16), (False, torch.float32)])
+def test_auto_dtype_on_cuda(monkeypatch, bf16, expected):
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: bf16)
+    assert pick_dtype("auto", CUDA) == expected
+
+
+def test_bfloat16_on_a_gpu_without_it_is_an_error(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: False)
+    with pytest.raises(DeviceError, match=r"This GPU cannot compute in bfloat16"):
+        pick_dtype("bfloat16", CUDA)
+
+
+def test_auto_dtype_on_mps_is_float32():
+    assert pick_dtype("auto", torch.device("mps")) == torch.float32
+
+
+@pytest.mark.parametrize("bf16_s, fp32_s, fast", [(1.0, 2.0, True), (1.0, 1.2, False), (2.0, 1.0, False)])
+def test_bf16_probe_needs_a_clear_win(monkeypatch, bf16_s, fp32_s, fast):
+    seconds = {torch.bfloat16: bf16_s, torch.float32: fp32_s}
+    monkeypatch.setattr(dev, "_median_matmul_seconds", lambda n, dtype, reps, *a: seconds[dtype])
+    dev.cpu_bf16_is_fast.cache_clear()
+    try:
+        assert dev.cpu_bf16_is_fast() is fast
+    finally:
+        dev.cpu_bf16_is_fast.cache_clear()  # the next caller measures this machine for real
+
+
+def test_bf16_probe_measures_once():
+    first = dev.cpu_bf16_is_fast()
+    assert isinstance(first, bool)
+    assert dev.cpu_bf16_is_fast() is first
+    assert dev.cpu_bf16_is_fast.cache_info().hits >= 1
+
+
+def test_autocast_context():
+    a, b = torch.randn(4, 4), torch.randn(4, 4)
+    assert isinstance(autocast_context(CPU, torch.float32), contextlib.nullcontext)
+    with autocast_context(CPU, torch.float32):
+        assert (a @ b).dtype == torch.float32
+    with autocast_context(CPU, torch.bfloat16):
+        assert (a @ b).dtype == torch.bfloat16
+    assert not torch.is_autocast_enabled("cpu")
+
+
+def test_describe_cpu():
+    text = describe_device(CPU)
+    match = re.fullmatch(r"CPU \((\d+) threads, bf16 fast: (yes|no)\)", text)
+    assert match, text
+    assert int(match.group(1)) == torch.get_num_threads()
+    assert (match.group(2) == "yes") == dev.cpu_bf16_is_fast()
+
+
+def test_describe_gpu(monkeypatch):
+    class Props:
+        name, total_memory = "NVIDIA H100 80GB HBM3", 80 * 2**30
+
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(torch.cuda, "get_device_properties", lambda index: Props)
+    assert describe_device(CUDA) == "GPU: NVIDIA H100 80GB HBM3 (80 GiB)"
+    assert describe_device(torch.device("mps")) == "Apple GPU (MPS)"
+
+
+def test_setup_backends_touches_only_cuda():
+    before = (torch.backends.cuda.matmul.allow_tf32, torch.get_float32_matmul_precision())
+    setup_backends(CPU)
+    assert (torch.backends.cuda.matmul.allow_tf32, torch.get_float32_matmul_precision()) == before
+
+
+@pytest.mark.parametrize("flags, expected", [
+    ("fpu sse avx512f avx512_bf16 amx_bf16 amx_tile amx_int8", True),
+    ("fpu sse avx2 avx512f avx512_bf16", False),
+])
+def test_cpu_has_amx_reads_the_flags(tmp_path, flags, expected):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nmodel name\t: Some CPU\nflags\t\t: {flags}\n\n")
+    assert cpu_has_amx(cpuinfo) is expected
+    assert cpu_has_amx(tmp_path / "missing") is False
+
+
+def test_peak_flops_is_a_positive_rate():
+    flops = dev.peak_flops(CPU, torch.float32, n=128, reps=2)
+    assert 0 < flops < float("inf")
+
+
+def test_core_imports_no_gradio():
+    """device and checkpoint are core modules: the CLI and notebooks use them without a web stack."""
+    code = "import sys, playground.device, playground.checkpoint; print('gradio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

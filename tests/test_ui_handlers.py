@@ -1,0 +1,279 @@
+"""The page's handlers called as plain functions, with a tiny model: no server, no browser."""
+
+from pathlib import Path
+
+import gradio as gr
+import numpy as np
+import pytest
+import torch
+
+from playground.corpus import CorpusError
+from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab
+from playground.ui.session import Session, app_temp_dir
+from playground.ui.zerogpu import ChunkedRun, LocalRun
+
+TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
+            batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=8,
+            device="cpu", dtype="float32", seed=7)
+
+
+def settings(**changes):
+    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
+    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
+    values.update(TINY, **changes)
+    return [values[name] for name in train_tab.SETTINGS]
+
+
+def drain(generator):
+    """Every update a streaming handler yields."""
+    return list(generator)
+
+
+@pytest.fixture
+def ready(tiny_text):
+    """A session with a pasted corpus and a character tokenizer."""
+    session, summary, preview = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
+    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    return session
+
+
+@pytest.fixture
+def trained(ready):
+    drain(train_tab.train_model(ready, False, *settings()))
+    return ready
+
+
+def test_corpus_sources_and_a_bad_file_keeps_the_previous_corpus(tmp_path, tiny_text):
+    session, summary, preview = corpus_tab.use_corpus(None, "Tiny Shakespeare", None, "")
+    assert session.corpus.name == "Tiny Shakespeare"
+    assert "1,115,394 characters" in summary
+    assert preview.startswith("First Citizen:")
+
+    good = tmp_path / "poem.txt"
+    good.write_text("床前明月光，疑是地上霜。\n", encoding="utf-8")
+    session, summary, preview = corpus_tab.use_corpus(session, "Upload files", [str(good)], "")
+    assert session.corpus.name == "poem.txt"
+    assert preview == "床前明月光，疑是地上霜。\n"
+
+    binary = tmp_path / "image.txt"
+    binary.write_bytes(b"\x89PNG\x00\x00\x01")
+    with pytest.raises(gr.Error, match="binary"):
+        corpus_tab.use_corpus(session, "Upload files", [str(binary)], "")
+    with pytest.raises(gr.Error, match="empty"):
+        corpus_tab.use_corpus(session, "Paste text", None, "   ")
+    assert session.corpus.name == "poem.txt"
+
+
+def test_choose_source_switches_boxes_and_loads_shakespeare():
+    session = Session()
+    out = corpus_tab.choose_source(session, "Upload files")
+    assert out[3]["visible"] is True and out[4]["visible"] is False
+    out = corpus_tab.choose_source(session, "Tiny Shakespeare")
+    assert out[0].corpus.name == "Tiny Shakespeare" and "1,115,394" in out[1]
+
+
+def test_tokenizer_tab_shows_tokens_and_merges(tiny_text):
+    session, *_ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
+    session, summary, html, merges = tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    assert session.tokenizer.kind == "char"
+    assert f"{len(set(tiny_text))} tokens" in summary
+    assert "1.00 characters per token" in summary
+    assert html.count("<span title=") == tokenizer_tab.SAMPLE_CHARS
+
+    session, summary, html, merges = tokenizer_tab.train_tokenizer_handler(session, "bpe", 300)
+    assert session.tokenizer.vocab_size == 300
+    assert merges.startswith("**First merges learned**")
+    assert merges.count("\n1. ") == 1 and "\n20. " in merges
+
+
+def test_bpe_vocabulary_larger_than_the_text_allows_says_so():
+    session, *_ = corpus_tab.use_corpus(None, "Paste text", None, "ab ab ab abc abc " * 20)
+    with pytest.warns(UserWarning, match="only supports"):
+        session, summary, _, _ = tokenizer_tab.train_tokenizer_handler(session, "bpe", 16384)
+    assert session.tokenizer.vocab_size < 16384
+    assert "only supports" in summary
+
+
+def test_token_html_escapes_markup():
+    session, *_ = corpus_tab.use_corpus(None, "Paste text", None, "<script>alert(1)</script> " * 30)
+    _, _, html, _ = tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    assert "<script>" not in html and "&lt;" in html
+
+
+def test_full_flow_train_generate_attention(ready):
+    updates = drain(train_tab.train_model(ready, False, *settings()))
+    session, figure, status, samples, download = updates[-1]
+    assert "Finished all 6 steps" in status
+    steps = [r["step"] for r in session.history if r["kind"] == "step"]
+    assert steps == [1, 2, 3, 4, 5, 6]
+    assert list(figure.data[0].x) == steps
+    assert list(figure.data[1].x) == [0, 3, 6]  # evaluations before the first step and every 3
+    assert samples.count("── step") == 3
+    assert download.visible is True and download.value["orig_name"] == "playground-model-step6.zip"
+    assert Path(session.bundle_path).parent == app_temp_dir() / session.id
+    assert session.running is False and session.model is not None
+
+    outs = drain(generate_tab.generate_text(session, "First", 20, 0.8, 0, 1.0, 3))
+    _, text, chart = outs[-1]
+    assert text.startswith("First") and len(text) == len("First") + 20  # char model: 1 char/token
+    probs = list(chart.data[0].x)
+    assert 1 <= len(probs) <= 10 and probs == sorted(probs, reverse=True)
+    assert session.last_text == text
+    assert attention_tab.default_text(session) == text[:attention_tab.MAX_TOKENS]
+
+    (session, shown, layer, head, heatmap, grid, summary) = attention_tab.show_attention(
+        session, "", 0, 0)
+    T = min(len(text), TINY["block_size"])
+    assert shown == text[:attention_tab.MAX_TOKENS]
+    assert session.attention.weights.shape == (1, 2, T, T)
+    np.testing.assert_allclose(session.attention.weights.sum(-1), 1.0, rtol=1e-5)
+    assert layer.choices == [("0", 0)] and head.choices == [("0", 0), ("1", 1)]
+    assert len(grid.data) == 2
+
+    # another head redraws from the cache: the same weights, no model run
+    session.model = None
+    heatmap1, _ = attention_tab.redraw(session, 0, 1)
+    z = np.array(heatmap1.data[0].z, dtype=float)
+    np.testing.assert_allclose(np.nan_to_num(z), session.attention.weights[0, 1], rtol=1e-6)
+
+
+def test_generate_and_attention_before_any_model_say_what_to_do():
+    with pytest.raises(gr.Error, match="no model to generate with yet"):
+        drain(generate_tab.generate_text(Session(), "hi", 5, 1.0, 0, 1.0, 0))
+    with pytest.raises(gr.Error, match="no model to look inside yet"):
+        attention_tab.show_attention(Session(), "hi", 0, 0)
+    assert attention_tab.redraw(Session(), 0, 0) == (gr.skip(), gr.skip())
+
+
+def test_training_needs_a_tokenizer_for_this_corpus(ready):
+    with pytest.raises(gr.Error, match="no tokenizer yet"):
+        drain(train_tab.train_model(Session(), False, *settings()))
+    corpus_tab.use_corpus(ready, "Paste text", None, "A different text, long enough. " * 20)
+    with pytest.raises(gr.Error, match="Train the tokenizer again"):
+        drain(train_tab.train_model(ready, False, *settings()))
+
+
+def test_bad_settings_are_refused_and_nothing_is_lost(trained):
+    model, history, bundle = trained.model, list(trained.history), trained.bundle_path
+    with pytest.raises(gr.Error, match="must divide evenly among the 3 attention heads"):
+        drain(train_tab.train_model(trained, False, *settings(n_embd=16, n_head=3)))
+    with pytest.raises(gr.Error, match="of memory to train, but only"):
+        drain(train_tab.train_model(trained, False, *settings(n_layer=64, n_head=16, n_embd=16384)))
+    with pytest.raises(gr.Error, match="n_layer is empty"):
+        drain(train_tab.train_model(trained, False, *settings(n_layer=None)))
+    assert trained.model is model and trained.history == history and trained.bundle_path == bundle
+    assert trained.running is False
+
+
+def test_describe_settings_counts_parameters_and_reports_errors(ready):
+    text = train_tab.describe_settings(ready, *settings())
+    model_cfg, _ = train_tab.configs_from_settings(settings(), ready.tokenizer.vocab_size)
+    from playground.model import count_params
+    assert f"**{count_params(model_cfg):,} parameters**" in text
+    assert "64 tokens per step" in text  # batch 4 x block 16
+    assert train_tab.describe_settings(ready, *settings(n_head=3)).startswith("⚠️ The width")
+
+
+def test_presets_fill_every_setting():
+    model_cfg, train_cfg = train_tab.configs_from_settings(
+        train_tab.preset_values("nanogpt-gpu"), vocab_size=65)
+    assert (model_cfg.n_layer, model_cfg.n_embd, model_cfg.block_size) == (6, 384, 256)
+    assert train_cfg.max_steps == 5000
+    assert train_tab.preset_values("quick")[train_tab.SETTINGS.index("max_steps")] == 300
+
+
+def test_stop_ends_the_run_and_keeps_the_model(ready):
+    run = train_tab.train_model(ready, False, *settings(max_steps=100_000, sample_tokens=0))
+    first = next(run)
+    assert ready.running is True
+    assert train_tab.stop_training(ready) == "**Stopping** after the current step…"
+    session, figure, status, samples, download = list(run)[-1]
+    assert status.startswith("⏹️ Stopped at step")
+    step = session.trainer_state["step"]
+    assert 0 <= step < 100_000 and session.model is not None and download.visible is True
+    assert session.running is False and session.stop_requested is False
+    assert train_tab.stop_training(session) == "*Nothing is training right now.*"
+
+
+def test_second_start_is_refused_while_one_runs(ready):
+    run = train_tab.train_model(ready, False, *settings(max_steps=100_000, sample_tokens=0))
+    next(run)
+    with pytest.raises(gr.Error, match="already going"):
+        train_tab.reserve_run(ready)
+    with pytest.raises(gr.Error, match="already going"):
+        drain(train_tab.train_model(ready, False, *settings()))
+    run.close()  # closing (a closed tab, or a cancel) still leaves the session consistent
+    assert ready.running is False and ready.model is not None
+    assert train_tab.reserve_run(ready).run_pending is True
+
+
+def test_bundle_round_trip_and_continue_training(trained, tmp_path):
+    fresh = Session()
+    out = train_tab.upload_bundle(fresh, trained.bundle_path)
+    session, continue_box, figure, status = out[:4]
+    assert continue_box is True and "trained 6 steps" in status
+    assert list(out[4:]) == [getattr(trained.model_config, f) for f in train_tab.MODEL_SETTINGS] + [
+        getattr(trained.train_config, f) for f in train_tab.TRAIN_SETTINGS]
+    for a, b in zip(session.model.parameters(), trained.model.parameters()):
+        torch.testing.assert_close(a, b)
+    # the uploaded model continues on the corpus it came with (the same text here)
+    session.corpus = trained.corpus
+    with pytest.raises(gr.Error, match="already trained 6 steps"):
+        drain(train_tab.train_model(session, True, *settings(max_steps=6)))
+    final = drain(train_tab.train_model(session, True, *settings(max_steps=9)))[-1]
+    steps = [r["step"] for r in final[0].history if r["kind"] == "step"]
+    assert steps == list(range(1, 10)) and "Finished all 9 steps" in final[2]
+
+    not_a_bundle = tmp_path / "notes.zip"
+    not_a_bundle.write_bytes(b"hello")
+    with pytest.raises(gr.Error, match="notes.zip"):
+        train_tab.upload_bundle(session, str(not_a_bundle))
+    assert session.model is final[0].model
+
+
+def test_chunked_run_equals_one_straight_run(ready):
+    """The ZeroGPU path (one step per chunk here) trains exactly like a local run."""
+    local = drain(train_tab.train_model(ready, False, *settings(sample_tokens=0)))[-1][0]
+    local_weights = {k: v.clone() for k, v in local.model.state_dict().items()}
+    local_history = [r for r in local.history if r["kind"] != "end"]
+    chunked = drain(train_tab.train_model(ready, False, *settings(sample_tokens=0),
+                                          chunk_seconds=0.0))[-1][0]
+    for name, tensor in chunked.model.state_dict().items():
+        torch.testing.assert_close(tensor, local_weights[name], rtol=0, atol=0)
+
+    def strip(records):
+        return [{k: v for k, v in r.items() if k not in ("elapsed", "tokens_per_s")} for r in records]
+    assert strip([r for r in chunked.history if r["kind"] != "end"]) == strip(local_history)
+
+
+def test_runs_are_local_unless_chunked(ready, tmp_path):
+    from playground.ui.zerogpu import start_run
+    from playground.model import GPT
+    from playground.config import ModelConfig, TrainConfig
+    model = GPT(ModelConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4))
+    ids = torch.arange(50) % 5
+    cfg = TrainConfig(max_steps=2, batch_size=2, device="cpu")
+    kwargs = dict(chars_per_token=1.0, tokenizer=None, trainer_state=None, workdir=tmp_path)
+    assert isinstance(start_run(model, ids, ids, cfg, **kwargs), LocalRun)
+    assert isinstance(start_run(model, ids, ids, cfg, chunk_seconds=1.0, **kwargs), ChunkedRun)
+
+
+def test_session_release_frees_model_and_files(trained):
+    folder = app_temp_dir() / trained.id
+    assert folder.is_dir()
+    trained.release()
+    assert trained.model is None and not folder.exists()
+
+
+def test_unexpected_errors_become_a_generic_message(monkeypatch, ready):
+    def broken(*args, **kwargs):
+        raise KeyError("internal detail")
+    monkeypatch.setattr(tokenizer_tab, "train_tokenizer", broken)
+    with pytest.raises(gr.Error) as info:
+        tokenizer_tab.train_tokenizer_handler(ready, "char", 512)
+    assert "Something unexpected went wrong" in info.value.message
+    assert "internal detail" not in info.value.message
+
+
+def test_corpus_error_is_a_value_error():
+    assert issubclass(CorpusError, ValueError)
