@@ -9,7 +9,7 @@ JSON file, so the two never disagree.
 >>> print(format_table(rows))
 section | metric         |  value | unit | target     | note
 ------- | -------------- | ------ | ---- | ---------- | --------
-train   | ms/step (ours) |  41.23 | ms   | <= nanoGPT |
+train   | ms/step (ours) |   41.2 | ms   | <= nanoGPT |
 train   | ours / nanoGPT | 0.9300 | x    |            | same run
 """
 
@@ -53,6 +53,8 @@ class Context:
 
     quick: bool = False
     text: str | None = None
+    # figures one section leaves for a later one (e.g. nanoGPT's ms/step for a derived time)
+    shared: dict[str, float] = field(default_factory=dict)
     _peaks: dict[str, float] = field(default_factory=dict)
 
     def shakespeare(self) -> str:
@@ -167,11 +169,15 @@ def format_table(rows: list[Row], markdown: bool = False) -> str:
 def machine_info() -> dict[str, Any]:
     """Date, CPU model, core and thread counts, torch version: the header of every report."""
     cpu = platform.processor() or platform.machine()
+    flags: list[str] = []
     try:
         for text_line in Path("/proc/cpuinfo").read_text().splitlines():
-            if text_line.startswith("model name"):
+            if text_line.startswith("model name") and cpu == (platform.processor() or platform.machine()):
                 cpu = text_line.split(":", 1)[1].strip()
-                break
+            elif text_line.startswith("flags") and not flags:
+                # the ones that decide fp32 vs bf16 speed on a CPU
+                wanted = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")
+                flags = [f for f in text_line.split(":", 1)[1].split() if f in wanted]
     except OSError:
         pass
     try:
@@ -185,6 +191,7 @@ def machine_info() -> dict[str, Any]:
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "amx_bf16": cpu_has_amx(),
+        "cpu_flags": flags,
         "torch_threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "python": platform.python_version(),

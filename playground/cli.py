@@ -173,57 +173,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    import torch
-
-    from playground.checkpoint import load_bundle, save_bundle
-    from playground.model import GPT
-    from playground.tokenizer import TokenizerError
-    from playground.train import EndRecord, EvalRecord, StepRecord, Trainer, prepare_data
+    from playground.checkpoint import save_bundle
+    from playground.device import describe_device
+    from playground.train import EndRecord, EvalRecord, StepRecord
 
     started = time.perf_counter()
-    bundle = load_bundle(args.resume) if args.resume else None
-    model_cfg, train_cfg = _configs(args, bundle)  # every setting is checked before any work
-    corpus = _load_corpus(args)
-    if bundle is not None:
-        tokenizer = bundle.tokenizer
-    else:
-        from playground.tokenizer import train_tokenizer
-
-        tokenizer = train_tokenizer(args.tokenizer or "char", corpus.text, args.vocab_size)
-        model_cfg = replace(model_cfg, vocab_size=tokenizer.vocab_size)
-    try:
-        train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
-                                          model_cfg.block_size)
-    except TokenizerError as error:
-        if bundle is None:
-            raise
-        raise TokenizerError(f"{error} A resumed run must train on the same text as before: "
-                             f"give the same --corpus or --text.") from None
-    chars_per_token = len(corpus.text) / (len(train_ids) + len(val_ids))
-
-    if bundle is not None:
-        model = bundle.model
-    else:
-        torch.manual_seed(train_cfg.seed)  # the same seed gives the same initial weights
-        model = GPT(model_cfg)
-    trainer = Trainer(model, train_ids, val_ids, train_cfg, chars_per_token=chars_per_token,
-                      tokenizer=tokenizer)
-    if bundle is not None:
-        _resume(trainer, bundle, args.resume)
-    out = args.out or args.resume or Path("runs") / f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
-    if out.suffix.lower() != ".zip":
-        raise ConfigError(f"--out names the bundle to write, a .zip file; got '{out}'.")
-
-    from playground.device import describe_device
-
+    corpus, tokenizer, trainer, out = _setup_training(args)
+    model = trainer.model
     _say(f"corpus: {corpus.name}, {len(corpus.text):,} characters; tokenizer: {tokenizer.kind}, "
-         f"{tokenizer.vocab_size:,} tokens ({chars_per_token:.2f} characters per token)")
-    _say(f"data: {len(train_ids):,} training and {len(val_ids):,} validation tokens")
+         f"{tokenizer.vocab_size:,} tokens ({trainer.chars_per_token:.2f} characters per token)")
+    _say(f"data: {len(trainer.train_ids):,} training and {len(trainer.val_ids):,} validation tokens")
     _say(f"model: {model.num_params():,} parameters; device: {describe_device(trainer.device)}, "
          f"{str(trainer.dtype).removeprefix('torch.')}")
     start_step = trainer.step
     if start_step:
-        _say(f"resuming {args.resume} at step {start_step:,} of {train_cfg.max_steps:,}")
+        _say(f"resuming {args.resume} at step {start_step:,} of {trainer.config.max_steps:,}")
 
     end = EndRecord(trainer.step, "stopped", "")
     with _stop_on_ctrl_c(trainer), _progress(trainer) as bar:
@@ -235,17 +199,62 @@ def cmd_train(args: argparse.Namespace) -> int:
             else:
                 end = record
 
-    path = save_bundle(out, model, tokenizer, train_cfg, trainer.history, trainer.state_dict())
+    path = save_bundle(out, model, tokenizer, trainer.config, trainer.history, trainer.state_dict())
     if end.reason != "done":
         print(f"{end.reason}: {end.message}", file=sys.stderr, flush=True)
-    summary = _summary(trainer, end, path, model.num_params(), start_step,
-                       time.perf_counter() - started)
+    summary = _summary(trainer, end, path, start_step, time.perf_counter() - started)
     _say(f"saved {path}")
     if summary["val_loss"] is not None:
         _say(f"final (step {summary['eval_step']:,}): train loss {summary['train_loss']:.4f}, "
              f"val loss {summary['val_loss']:.4f}")
     print(json.dumps(summary), flush=True)
     return 0 if end.reason in ("done", "stopped") else 1
+
+
+def _setup_training(args: argparse.Namespace):
+    """Settings, corpus, tokenizer, data, model and trainer: (corpus, tokenizer, trainer, out).
+
+    A fresh run trains a tokenizer and builds a model seeded with ``seed``; ``--resume``
+    takes both from the bundle, and the trainer continues from its saved state.
+    """
+    import torch
+
+    from playground.checkpoint import load_bundle
+    from playground.model import GPT
+    from playground.tokenizer import TokenizerError, train_tokenizer
+    from playground.train import Trainer, prepare_data
+
+    bundle = load_bundle(args.resume) if args.resume else None
+    model_cfg, train_cfg = _configs(args, bundle)  # every setting is checked before any work
+    out = args.out or args.resume or Path("runs") / f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
+    if out.suffix.lower() != ".zip":
+        raise ConfigError(f"--out names the bundle to write, a .zip file; got '{out}'.")
+    corpus = _load_corpus(args)
+    if bundle is None:
+        tokenizer = train_tokenizer(args.tokenizer or "char", corpus.text, args.vocab_size)
+        model_cfg = replace(model_cfg, vocab_size=tokenizer.vocab_size)
+    else:
+        tokenizer = bundle.tokenizer
+    try:
+        train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
+                                          model_cfg.block_size)
+    except TokenizerError as error:
+        if bundle is None:
+            raise
+        raise TokenizerError(f"{error} A resumed run must train on the same text as before: "
+                             f"give the same --corpus or --text.") from None
+
+    if bundle is None:
+        torch.manual_seed(train_cfg.seed)  # the same seed gives the same initial weights
+        model = GPT(model_cfg)
+    else:
+        model = bundle.model
+    chars_per_token = len(corpus.text) / (len(train_ids) + len(val_ids))
+    trainer = Trainer(model, train_ids, val_ids, train_cfg, chars_per_token=chars_per_token,
+                      tokenizer=tokenizer)
+    if bundle is not None:
+        _resume(trainer, bundle, args.resume)
+    return corpus, tokenizer, trainer, out
 
 
 def _configs(args, bundle) -> tuple[ModelConfig, TrainConfig]:
@@ -296,7 +305,7 @@ def _resume(trainer, bundle, path) -> None:
             f"raise --max_steps above {trainer.step:,}.")
 
 
-def _summary(trainer, end, path, params, start_step, wall) -> dict[str, Any]:
+def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
     last_eval = next((r for r in reversed(trainer.history) if r["kind"] == "eval"), None)
     steps = trainer.step - start_step
     cfg = trainer.config
@@ -311,7 +320,7 @@ def _summary(trainer, end, path, params, start_step, wall) -> dict[str, Any]:
         "ms_per_step": round(1000 * trainer.train_time / trainer.step, 3) if trainer.step else None,
         "tokens_per_s": round(trainer.tokens / trainer.train_time, 1) if trainer.train_time else None,
         "steps_this_run": steps,
-        "params": params,
+        "params": trainer.model.num_params(),
         "batch_size": cfg.batch_size,
         "block_size": trainer.block_size,
         "device": str(trainer.device),

@@ -95,20 +95,21 @@ def coach_notes(
     nan = _nan(steps, evals, ends)
     if nan is not None:
         found.append(("nan", nan, _stability_tips(config, include_dtype=True)))
-    else:
+    else:  # after a NaN, spikes, trends and plateaus say nothing more
         spike = _spike(steps)
         if spike is not None:
             found.append(("spike", spike, _stability_tips(config, include_dtype=False)))
         rising = _rising(steps, config)
         if rising is not None:
             found.append(("rising", rising, _stability_tips(config, include_dtype=False)))
-    stuck = _not_learning(steps, evals, vocab_size, config)
-    if stuck is not None and nan is None:
-        found.append(("not_learning", stuck, _not_learning_tips(config, model_config)))
-    elif unigram is not None and nan is None:
-        plateau = _unigram_plateau(steps, unigram, config)
-        if plateau is not None:
-            found.append(("unigram", plateau, _not_learning_tips(config, model_config)))
+        stuck = _not_learning(steps, evals, vocab_size, config)
+        if stuck is None and unigram is not None:
+            stuck = _unigram_plateau(steps, unigram, config)
+            kind = "unigram"
+        else:
+            kind = "not_learning"
+        if stuck is not None:
+            found.append((kind, stuck, _not_learning_tips(config, model_config)))
     overfit = _overfitting(evals)
     if overfit is not None:
         found.append(("overfitting", overfit, _overfitting_tips(overfit, config, model_config)))

@@ -224,6 +224,15 @@ PRESETS: dict[str, Preset] = {
                         beta2=0.99, eval_interval=250, eval_iters=20),
         ),
         Preset(
+            "cpu-fast",
+            "The quickest way to Shakespeare-like text on a CPU: val loss 1.88 in about 700 "
+            "steps (3 layers, RoPE, 4x nanoGPT's learning rate, batch 16).",
+            ModelConfig(block_size=64, n_layer=3, n_head=4, n_embd=128, dropout=0.0, pos="rope"),
+            # float32: bf16 autocast slows a model this narrow down even on AMX CPUs (measured)
+            TrainConfig(max_steps=800, batch_size=16, lr=4e-3, min_lr=4e-4, warmup_steps=20,
+                        beta2=0.99, eval_interval=100, eval_iters=10, dtype="float32"),
+        ),
+        Preset(
             "nanogpt-gpu",
             "nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, 384 wide, context 256.",
             ModelConfig(block_size=256, n_layer=6, n_head=6, n_embd=384, dropout=0.2),

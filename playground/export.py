@@ -56,7 +56,7 @@ def write_standalone_script(folder: str | os.PathLike) -> Path:
 
 @dataclass
 class BundleInfo:
-    """What a model card says about a bundle, read from its JSON members."""
+    """What a model card says about a bundle (``bundle_info`` reads it from a checked bundle)."""
 
     model_config: dict[str, Any]
     train_config: dict[str, Any]
@@ -170,8 +170,9 @@ def check_repo_id(repo_id: Any) -> str:
     if (len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts)
             or any(".." in p or "--" in p for p in parts) or parts[1].endswith(".git")):
         raise ExportError(
-            f"The repository must look like user/name: letters, digits, '-', '_' and '.', not "
-            f"starting or ending with '-' or '.', at most 96 characters each; got {repo_id!r}.")
+            f"The repository must look like user/name: letters, digits, '-', '_' and '.', "
+            f"each part starting and ending with a letter or digit, at most 96 characters; "
+            f"got {repo_id!r}.")
     return text
 
 
@@ -206,8 +207,8 @@ def push_to_hub(bundle_path: str | os.PathLike, repo_id: str, token: str, *,
     stand-in). Returns the repository's address. Any failure of the Hub becomes an
     ``ExportError`` that says what to check.
     """
-    plan = hub_upload_plan(bundle_path, repo_id, token, corpus_name)
     repo_id, token = check_repo_id(repo_id), check_token(token)
+    plan = hub_upload_plan(bundle_path, repo_id, token, corpus_name)
     from huggingface_hub import CommitOperationAdd
 
     if api is None:

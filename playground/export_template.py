@@ -78,7 +78,8 @@ def split_words(text: str) -> list[str]:
     """Cut text where GPT-2's pre-tokenizer does; BPE never merges across these cuts.
 
     The regex is  's|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+
-    (written out here as a scanner, because Python's re has no \\p{L}).
+    (written out here as a scanner, because Python's re has no \\p{L}). Letters and numbers
+    come from Python's Unicode tables, so a character newer than them may split differently.
     """
     words, i, n = [], 0, len(text)
     while i < n:
@@ -164,6 +165,8 @@ def load_tokenizer(spec: dict):
 
 
 class LayerNorm(nn.Module):
+    """LayerNorm with an optional bias (PyTorch's own cannot drop just the bias)."""
+
     def __init__(self, n_embd: int, bias: bool, eps: float):
         super().__init__()
         self.weight = nn.Parameter(torch.ones(n_embd))
@@ -175,6 +178,8 @@ class LayerNorm(nn.Module):
 
 
 class RMSNorm(nn.Module):
+    """Root-mean-square norm (Llama): rescale only, computed in float32."""
+
     def __init__(self, n_embd: int, eps: float):
         super().__init__()
         self.weight = nn.Parameter(torch.ones(n_embd))
@@ -191,6 +196,8 @@ def make_norm(cfg) -> nn.Module:
 
 
 class LearnedPositions(nn.Module):
+    """One trained vector per position, added to the token embeddings (GPT-2)."""
+
     def __init__(self, cfg):
         super().__init__()
         self.weight = nn.Parameter(torch.zeros(cfg.block_size, cfg.n_embd))
@@ -200,6 +207,8 @@ class LearnedPositions(nn.Module):
 
 
 class SinusoidalPositions(nn.Module):
+    """The fixed sine/cosine table of "Attention Is All You Need"."""
+
     def __init__(self, cfg):
         super().__init__()
         pos = torch.arange(cfg.block_size, dtype=torch.float32)[:, None]
@@ -215,6 +224,8 @@ class SinusoidalPositions(nn.Module):
 
 
 class NoPositions(nn.Module):
+    """No position signal: the causal mask alone tells tokens apart by order."""
+
     def forward(self, T: int):
         return 0.0
 
@@ -239,6 +250,8 @@ class Rotary(nn.Module):
 
 
 class CausalSelfAttention(nn.Module):
+    """Multi-head attention where each token sees only itself and earlier tokens."""
+
     def __init__(self, cfg):
         super().__init__()
         self.n_head, self.head_size = cfg.n_head, cfg.n_embd // cfg.n_head
@@ -258,6 +271,8 @@ class CausalSelfAttention(nn.Module):
 
 
 class MLP(nn.Module):
+    """Widen, apply GELU or ReLU, project back."""
+
     def __init__(self, cfg, hidden: int):
         super().__init__()
         self.fc = nn.Linear(cfg.n_embd, hidden, bias=cfg.bias)
@@ -269,6 +284,8 @@ class MLP(nn.Module):
 
 
 class SwiGLU(nn.Module):
+    """Gated feed-forward (PaLM, Llama): silu(gate(x)) * up(x), projected back."""
+
     def __init__(self, cfg, hidden: int):
         super().__init__()
         self.gate = nn.Linear(cfg.n_embd, hidden, bias=cfg.bias)
@@ -279,22 +296,32 @@ class SwiGLU(nn.Module):
         return self.proj(F.silu(self.gate(x)) * self.up(x))
 
 
-class Block(nn.Module):
+def hidden_size(cfg) -> int:
+    """Width of the feed-forward layer; SwiGLU's three matrices get 2/3 of it (same count)."""
+    hidden = int(cfg.mlp_ratio * cfg.n_embd)
+    return max(1, int(2 * hidden / 3)) if cfg.activation == "swiglu" else hidden
+
+
+class PreNormBlock(nn.Module):
+    """x + f(norm(x)): the norm sits inside the residual branch (GPT-2 and later)."""
+
     def __init__(self, cfg):
         super().__init__()
-        hidden = int(cfg.mlp_ratio * cfg.n_embd)
-        if cfg.activation == "swiglu":  # three matrices: 2/3 of the width keeps the count
-            hidden = max(1, int(2 * hidden / 3))
         self.ln_1, self.attn = make_norm(cfg), CausalSelfAttention(cfg)
         self.ln_2 = make_norm(cfg)
-        self.mlp = SwiGLU(cfg, hidden) if cfg.activation == "swiglu" else MLP(cfg, hidden)
-        self.pre_norm = cfg.norm_placement == "pre"
+        mlp = SwiGLU if cfg.activation == "swiglu" else MLP
+        self.mlp = mlp(cfg, hidden_size(cfg))
 
     def forward(self, x):
-        if self.pre_norm:  # x + f(norm(x)): GPT-2 and later
-            x = x + self.attn(self.ln_1(x))
-            return x + self.mlp(self.ln_2(x))
-        x = self.ln_1(x + self.attn(x))  # norm(x + f(x)): the 2017 paper
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class PostNormBlock(PreNormBlock):
+    """norm(x + f(x)): the norm follows each residual sum (the 2017 paper)."""
+
+    def forward(self, x):
+        x = self.ln_1(x + self.attn(x))
         return self.ln_2(x + self.mlp(x))
 
 
@@ -306,7 +333,9 @@ class GPT(nn.Module):
         self.pos_emb = {"learned": LearnedPositions, "sinusoidal": SinusoidalPositions}.get(
             cfg.pos, lambda _: NoPositions())(cfg)
         self.emb_scale = math.sqrt(cfg.n_embd) if cfg.scale_embedding else 1.0
-        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layer))
+        block = PreNormBlock if cfg.norm_placement == "pre" else PostNormBlock
+        self.blocks = nn.ModuleList(block(cfg) for _ in range(cfg.n_layer))
+        # post-norm blocks already end in a norm; pre-norm needs one before the head
         self.ln_f = make_norm(cfg) if cfg.norm_placement == "pre" else nn.Identity()
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
         if cfg.tie_weights:
@@ -420,7 +449,12 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cpu", help="cpu, cuda or mps")
     args = parser.parse_args(argv)
 
-    model, tokenizer = load_bundle(args.bundle, args.device)
+    try:
+        model, tokenizer = load_bundle(args.bundle, args.device)
+        prompt_ids(tokenizer, args.prompt)  # a prompt it cannot encode fails here, before any output
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     sys.stdout.write(args.prompt)
     for text in generate(model, tokenizer, args.prompt, args.max_new_tokens, args.temperature,
                          args.top_k, args.top_p, args.seed):

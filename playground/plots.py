@@ -106,8 +106,8 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
         template=TEMPLATE,
         uirevision="loss",  # constant: plotly.js keeps the reader's zoom while points arrive
         xaxis_title=X_AXES[x], yaxis_title="loss (cross-entropy, nats)",
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
-        margin=dict(l=60, r=20, t=30, b=50), height=360,
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
+        margin=dict(l=60, r=20, t=40, b=50), height=360,
         hovermode="x unified",
     )
     if not train_x and not val_x:
@@ -180,11 +180,12 @@ def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = ""
         z=_causal(weights), x=list(range(T)), y=list(range(T)), customdata=customdata,
         colorscale="Viridis", zmin=0.0, zmax=float(np.nanmax(weights)) if T else 1.0,
         colorbar=dict(title=dict(text="weight")),
-        hovertemplate=("query %{y} “%{customdata[0]}”<br>key %{x} “%{customdata[1]}”"
+        # %{x} and %{y} would show the tick text again, so the hover names the tokens only
+        hovertemplate=("“%{customdata[0]}” looks at “%{customdata[1]}”"
                        "<br>weight %{z:.3f}<extra></extra>"),
     ))
     ticks = _tick_labels(tokens)
-    side = min(720, max(360, 14 * T + 140))
+    side = min(1000, max(360, 14 * T + 160))  # ~14 px per row keeps every label readable
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=side,
         xaxis=dict(title=dict(text="key (token attended to)"), tickangle=-60, **ticks),

@@ -27,6 +27,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from playground.i18n import t
+
 NANOGPT_SHAKESPEARE_CHAR_VAL = 1.4697  # nanoGPT README, "baby GPT" on shakespeare_char
 TINY_SHAKESPEARE_SOURCES = ("bundled", "hub")  # corpus.Corpus.source values of that text
 
@@ -37,8 +39,8 @@ _AXIS_ALIASES = {"steps": "step", "tokens seen": "tokens", "seconds": "elapsed",
 
 @dataclass(frozen=True)
 class ReferenceLine:
-    key: str  # "uniform" | "unigram" | "nanogpt": stable, for translations (i18n "ref_<key>")
-    label: str  # English label with the number, for the legend
+    key: str  # "uniform" | "unigram" | "nanogpt" (its label is the i18n message "ref_<key>")
+    label: str  # the legend's text, with the number
     value: float  # nats per token, or bits per character when asked for
 
 
@@ -102,13 +104,15 @@ def reference_lines(
     *,
     unit: str = "loss",
     chars_per_token: float = 1.0,
+    lang: str = "en",
 ) -> list[ReferenceLine]:
     """The reference levels that apply to this run, highest first.
 
     ``train_ids``: the training tokens (or text, for a character tokenizer) for the unigram
     line, left out when None. ``corpus_source`` is ``Corpus.source``: the nanoGPT line only
     shows for Tiny Shakespeare ("bundled" or "hub") at character level. ``unit`` is "loss"
-    (nats per token) or "bpc" (bits per character, using ``chars_per_token``).
+    (nats per token) or "bpc" (bits per character, using ``chars_per_token``). The labels
+    are in ``lang`` ("en" or "zh-CN").
 
     >>> [line.label for line in reference_lines(512, None, "upload", "bpe")]
     ['uniform guess (ln 512 = 6.24)']
@@ -120,13 +124,15 @@ def reference_lines(
         return bits_per_char(value, chars_per_token) if unit == "bpc" else value
 
     uniform = convert(uniform_loss(vocab_size))
-    lines = [ReferenceLine("uniform", f"uniform guess (ln {vocab_size} = {uniform:.2f})", uniform)]
+    def line(key: str, value: float) -> ReferenceLine:
+        label = t(f"ref_{key}", lang, vocab=f"{vocab_size}", value=f"{value:.2f}")
+        return ReferenceLine(key, label, value)
+
+    lines = [line("uniform", convert(uniform_loss(vocab_size)))]
     if train_ids is not None and len(train_ids):
-        unigram = convert(unigram_entropy(train_ids))
-        lines.append(ReferenceLine("unigram", f"unigram entropy ({unigram:.2f})", unigram))
+        lines.append(line("unigram", convert(unigram_entropy(train_ids))))
     if is_tiny_shakespeare(corpus_source) and tokenizer_kind == "char":
-        nano = convert(NANOGPT_SHAKESPEARE_CHAR_VAL)
-        lines.append(ReferenceLine("nanogpt", f"nanoGPT baby GPT ({nano:.2f})", nano))
+        lines.append(line("nanogpt", convert(NANOGPT_SHAKESPEARE_CHAR_VAL)))
     return lines
 
 

@@ -4,7 +4,7 @@ A link carries the corpus choice, the tokenizer, every model and training settin
 sampling settings, as a plain query string that a person can read and edit (as the
 TensorFlow Playground does)::
 
-    ?v=1&n_layer=2&pos=rope&lr=0.003&prompt=ROMEO%3A
+    ?v=1&n_layer=2&pos=rope&lr=0.003&prompt=JULIET%3A
 
 Only values that differ from the defaults of the link's format version are written, so a
 link stays short; ``v`` is that version, and the defaults of each version are frozen here,
@@ -120,12 +120,17 @@ def _parse(key: str, text: str) -> Any:
         if text.strip().lower() not in words:
             raise ShareError(f"The link's setting {key} must be 1 or 0 (on or off), got {text[:40]!r}.")
         return words[text.strip().lower()]
+    if kind == "int" and len(text) <= 40:
+        try:  # int() first: a seed above 2**53 must not pass through a float
+            return int(text)
+        except ValueError:
+            pass
     try:
         number = float(text) if len(text) <= 40 else math.nan
     except ValueError:
         number = math.nan
-    if kind == "int":
-        if not math.isfinite(number) or number != int(number):
+    if kind == "int":  # "4.0" or "1e3", as a number widget may write them
+        if not math.isfinite(number) or number != int(number) or abs(number) > 2**53:
             raise ShareError(f"The link's setting {key} must be a whole number, got {text[:40]!r}.")
         return int(number)
     if not math.isfinite(number):

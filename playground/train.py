@@ -314,7 +314,6 @@ class Trainer:
             yield self._remember(self._failure(error))
         finally:
             self.elapsed = elapsed()
-            self.model.train()
 
     def _train_step(self, elapsed) -> StepRecord:
         """One optimiser step over ``grad_accum`` micro-batches; weights change only if finite."""

@@ -161,3 +161,11 @@ def test_a_50_mb_corpus_builds_once_and_answers_fast():
     assert (report.spans[0].start, report.spans[0].end) == (2, 2 + len(planted))
     assert any(corpus[1_000:1_050] in s.text for s in report.spans)
     assert report.copied_chars >= len(planted) + 50
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    from playground import memorization
+
+    assert doctest.testmod(memorization, optionflags=doctest.ELLIPSIS).failed == 0

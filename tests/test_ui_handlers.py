@@ -83,7 +83,7 @@ def test_tokenizer_tab_shows_tokens_and_merges(tiny_text):
     session, summary, html, merges = tokenizer_tab.train_tokenizer_handler(session, "bpe", 300)
     assert session.tokenizer.vocab_size == 300
     assert merges.startswith("**First merges learned**")
-    assert merges.count("\n1. ") == 1 and "\n20. " in merges
+    assert merges.count(" · ") == 19 and "\n1: " in merges and " · 20: " in merges
 
 
 def test_bpe_vocabulary_larger_than_the_text_allows_says_so():
@@ -171,7 +171,7 @@ def test_describe_settings_counts_parameters_and_reports_errors(ready):
     from playground.model import count_params
     assert f"**{count_params(model_cfg):,} parameters**" in text
     assert "64 tokens per step" in text  # batch 4 x block 16
-    assert train_tab.describe_settings(ready, *settings(n_head=3)).startswith("⚠️ The width")
+    assert train_tab.describe_settings(ready, *settings(n_head=3)).startswith("**Check the settings:** The width")
 
 
 def test_presets_fill_every_setting():
@@ -186,13 +186,15 @@ def test_stop_ends_the_run_and_keeps_the_model(ready):
     run = train_tab.train_model(ready, False, *settings(max_steps=100_000, sample_tokens=0))
     first = next(run)
     assert ready.running is True
-    assert train_tab.stop_training(ready) == "**Stopping** after the current step…"
+    train_tab.stop_training(ready)
+    assert ready.stop_requested is True
     session, figure, status, samples, download = list(run)[-1]
-    assert status.startswith("⏹️ Stopped at step")
+    assert status.startswith("**Stopped.** Stopped at step")
     step = session.trainer_state["step"]
     assert 0 <= step < 100_000 and session.model is not None and download.visible is True
     assert session.running is False and session.stop_requested is False
-    assert train_tab.stop_training(session) == "*Nothing is training right now.*"
+    train_tab.stop_training(session)
+    assert session.stop_requested is False  # nothing to stop: no flag left for the next run
 
 
 def test_second_start_is_refused_while_one_runs(ready):

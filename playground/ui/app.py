@@ -1,7 +1,10 @@
 """The whole page: five tabs, one session per visitor, one shared compute queue.
 
->>> demo = build_demo()          # doctest: +SKIP
->>> launch(demo)                 # doctest: +SKIP  (http://127.0.0.1:7860)
+>>> demo = build_demo()
+>>> [tab.label for tab in demo.blocks.values() if type(tab).__name__ == "Tab"]
+['1 · Corpus', '2 · Tokenizer', '3 · Model & training', '4 · Generate', '5 · Attention']
+
+``launch(demo)`` then serves it at http://127.0.0.1:7860.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import os
 
 import gradio as gr
 
-from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab, zerogpu
+from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab
 from playground.ui.session import SESSION_TTL_S, new_session, release_session
 
 TITLE = "Transformer Playground"
@@ -81,5 +84,3 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     options.update(kwargs)
     return demo.queue(max_size=QUEUE_MAX_SIZE).launch(**options)
 
-
-__all__ = ["build_demo", "launch", "zerogpu"]

@@ -119,10 +119,9 @@ PEOPLE_ERRORS = (ConfigError, CorpusError, TokenizerError, BundleError, ValueErr
 
 
 def _to_gr_error(error: Exception) -> gr.Error:
-    if isinstance(error, gr.Error):
-        return error
     if isinstance(error, PEOPLE_ERRORS):
-        return gr.Error(str(error), title="Cannot do that yet")
+        # expected: the person changes the input; no traceback in the server log
+        return gr.Error(str(error), title="Cannot do that yet", print_exception=False)
     log.exception("unexpected error in a handler")
     return gr.Error(UNEXPECTED, title="Unexpected error")
 
@@ -148,6 +147,8 @@ def friendly_errors(fn: Callable) -> Callable:
         def generator_wrapper(*args, **kwargs):
             try:
                 yield from fn(*args, **kwargs)
+            except gr.Error:
+                raise
             except Exception as error:
                 raise _to_gr_error(error) from error
         return generator_wrapper
@@ -156,6 +157,8 @@ def friendly_errors(fn: Callable) -> Callable:
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
+        except gr.Error:
+            raise
         except Exception as error:
             raise _to_gr_error(error) from error
     return wrapper
@@ -166,4 +169,4 @@ def require_model(session: Session, action: str) -> None:
     if session.model is None or session.model_tokenizer is None:
         raise gr.Error(
             f"There is no model to {action} yet. Train one on the 'Model & training' tab "
-            "(or upload a bundle there) first.", title="No model yet")
+            "(or upload a bundle there) first.", title="No model yet", print_exception=False)

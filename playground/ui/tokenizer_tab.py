@@ -24,13 +24,13 @@ def merges_markdown(merges: list[tuple[str, str]], n: int = SHOWN_MERGES) -> str
     """The first ``n`` merges as a numbered list: ``1. t + h → th``; HTML in tokens escaped.
 
     >>> merges_markdown([("t", "h"), (" ", "a")])
-    '**First merges learned** (␣ is a space):\\n\\n1. `t` + `h` → `th`\\n2. `␣` + `a` → `␣a`'
+    '**First merges learned** (␣ is a space):  \\n1: `t` + `h` → `th` · 2: `␣` + `a` → `␣a`'
     """
     def code(s: str) -> str:
         return "`" + html.escape(display_token(s, 20)).replace("`", "ˋ") + "`"
 
-    lines = [f"{i}. {code(a)} + {code(b)} → {code(a + b)}" for i, (a, b) in enumerate(merges[:n], 1)]
-    return "**First merges learned** (␣ is a space):\n\n" + "\n".join(lines)
+    pairs = [f"{i}: {code(a)} + {code(b)} → {code(a + b)}" for i, (a, b) in enumerate(merges[:n], 1)]
+    return "**First merges learned** (␣ is a space):  \n" + " · ".join(pairs)
 
 
 @friendly_errors
@@ -57,7 +57,7 @@ def train_tokenizer_handler(session: Session | None, kind: str,
                 f"{int(vocab_size):,} asked for (no other pair of tokens occurs twice). The "
                 "smaller vocabulary is used; a longer text would allow more.")
         gr.Warning(note)
-        summary += "  \n⚠️ " + note
+        summary += "  \n**Note:** " + note
     summary += "  \nNext: set up and train a model (tab 3)."
     merges = merges_markdown(tokenizer.merges()) if kind == "bpe" else (
         "*A character tokenizer learns no merges: each character is its own token.*")

@@ -15,7 +15,6 @@ that last update.)
 from __future__ import annotations
 
 import dataclasses
-import os
 import time
 from typing import Any, Sequence
 
@@ -56,10 +55,11 @@ SECTIONS = {
                      "lr_decay_steps", "weight_decay", "beta1", "beta2", "grad_clip",
                      "label_smoothing"),
     "Evaluation, data split, device": ("eval_interval", "eval_iters", "sample_tokens",
-                                       "val_fraction", "seed", "device", "dtype", "compile",
-                                       "threads"),
+                                       "val_fraction", "seed", "threads", "device", "dtype",
+                                       "compile"),
 }
 OPEN_SECTIONS = ("Model shape", "Optimisation")
+ROW_WIDTH = 6  # settings per row; more squeezes their explanations
 
 INFO = {
     "block_size": "Context length: how many tokens the model reads at once.",
@@ -182,7 +182,7 @@ def describe_settings(session: Session | None, *values: Any) -> str:
     try:
         model_cfg, train_cfg = configs_from_settings(values, _vocab_size(session))
     except ConfigError as error:
-        return f"⚠️ {error}"
+        return f"**Check the settings:** {error}"
     n = count_params(model_cfg)
     memory = estimate_memory(model_cfg, train_cfg)
     vocab_note = "" if session.tokenizer else f" (vocabulary {DEFAULT_VOCAB} until you train a tokenizer)"
@@ -230,19 +230,25 @@ def reserve_run(session: Session | None) -> Session:
     session = ensure(session)
     if session.running or session.run_pending:
         raise gr.Error("A training run is already going (or waiting for its turn). Press Stop "
-                       "first, or wait for it to finish.", title="Already training")
+                       "first, or wait for it to finish.", title="Already training",
+                       print_exception=False)
     session.run_pending, session.stop_requested = True, False
     return session
 
 
 @friendly_errors
-def stop_training(session: Session | None) -> str:
-    """Ask the session's run to stop after its current step."""
+def stop_training(session: Session | None) -> None:
+    """Ask the session's run to stop after its current step (``session.stop_requested``).
+
+    The answer is a toast, not the status line: the run writes its own final status, and
+    two events writing one line could arrive in either order.
+    """
     session = ensure(session)
     if not (session.running or session.run_pending):
-        return "*Nothing is training right now.*"
+        gr.Info("Nothing is training right now.")
+        return
     session.stop_requested = True
-    return "**Stopping** after the current step…"
+    gr.Info("Stopping after the current step…")
 
 
 def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
@@ -311,7 +317,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     session.run_pending = False
     if session.running:
         raise gr.Error("A training run is already going in this session; press Stop first.",
-                       title="Already training")
+                       title="Already training", print_exception=False)
     corpus, tokenizer, model_cfg, train_cfg, state, train_ids, val_ids, cpt = _plan(
         session, continue_training, values)
     model = session.model if continue_training else _new_model(model_cfg, train_cfg.seed)
@@ -357,8 +363,8 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
 
 
 def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, history) -> str:
-    icon = {"done": "✅", "stopped": "⏹️"}.get(end.reason if end else "", "⚠️")
-    text = f"{icon} {end.message if end else 'The run ended.'}"
+    head = {"done": "Done.", "stopped": "Stopped."}.get(end.reason if end else "", "Problem:")
+    text = f"**{head}** {end.message if end else 'The run ended.'}"
     if last_eval is not None:
         text += (f" Last validation loss {last_eval.val_loss:.3f} at step {last_eval.step:,} "
                  f"({last_eval.val_bpc:.2f} bits per character).")
@@ -386,7 +392,7 @@ def upload_bundle(session: Session | None, path: str | None):
     step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
     values = ([getattr(bundle.model_config, f) for f in MODEL_SETTINGS]
               + [getattr(bundle.train_config, f) for f in TRAIN_SETTINGS])
-    status = (f"✅ Loaded a model with {bundle.model.num_params():,} parameters and a "
+    status = (f"**Loaded** a model with {bundle.model.num_params():,} parameters and a "
               f"{bundle.tokenizer.kind} tokenizer ({bundle.tokenizer.vocab_size:,} tokens)"
               + (f", trained {step:,} steps" if step else "") + ". Generate with it, or tick "
               "'Continue training' and raise max_steps to train it further.")
@@ -417,9 +423,10 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     widgets: dict[str, gr.components.Component] = {}
     for section, names in SECTIONS.items():
         with gr.Accordion(section, open=section in OPEN_SECTIONS):
-            with gr.Row(equal_height=False):
-                for name in names:
-                    widgets[name] = _widget(name, values[name])
+            for start in range(0, len(names), ROW_WIDTH):
+                with gr.Row(equal_height=False):
+                    for name in names[start:start + ROW_WIDTH]:
+                        widgets[name] = _widget(name, values[name])
     settings = [widgets[name] for name in SETTINGS]
     summary = gr.Markdown()
     with gr.Row():
@@ -437,7 +444,7 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     with gr.Row():
         download = gr.DownloadButton("Download the trained model (.zip)", visible=False)
         upload = gr.File(label="Upload a model bundle (.zip) saved by this app",
-                         file_types=[".zip"], type="filepath", height=140)
+                         file_types=[".zip"], type="filepath")
 
     preset.input(preset_values, preset, settings, api_visibility="private", queue=False)
     gr.on([w.change for w in settings], describe_settings, [session, *settings], summary,
@@ -449,7 +456,7 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
         [session, plot, status, samples, download],
         concurrency_limit=concurrency_limit, concurrency_id="compute",
         show_progress_on=[status], api_name="train_model")
-    stop.click(stop_training, session, status, concurrency_limit=None, api_name="stop_training")
+    stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training")
     upload.upload(upload_bundle, [session, upload],
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=None, api_name="upload_bundle")

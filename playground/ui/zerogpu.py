@@ -8,23 +8,17 @@ trainer state, trains for at most ``CHUNK_SECONDS``, and yields the records and 
 new state back. Everywhere else ``LocalRun`` drives one ``Trainer`` in this process, and
 the ``gpu`` decorator does nothing.
 
-Stop works the same way in both: ``stop()`` writes a small flag file that the chunk checks
+Both offer ``records()``, ``stop()``, ``state()``, ``model`` and ``history``. ``LocalRun.stop``
+asks the trainer directly; ``ChunkedRun.stop`` writes a small flag file that the chunk checks
 after every step (a forked child sees the file system, not our memory).
 
->>> run = LocalRun.__name__, ChunkedRun.__name__   # both: .records(), .stop(), .state()
+>>> gpu(duration=60)(len)("abc")   # without ZeroGPU the decorator changes nothing
+3
 """
 
 from __future__ import annotations
 
-import os
-import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Iterator
-
-import torch
-
-try:  # before anything initialises CUDA: the spaces package insists on it
+try:  # first, before torch: the spaces package insists on coming before any CUDA use
     import spaces
 
     gpu = spaces.GPU
@@ -33,9 +27,17 @@ except ImportError:
         """The same call shapes as ``spaces.GPU`` (bare or with arguments), doing nothing."""
         return fn if fn is not None else (lambda f: f)
 
-from playground.config import ModelConfig, TrainConfig
-from playground.model import GPT
-from playground.train import EndRecord, StepRecord, Trainer
+import os  # noqa: E402
+import time  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Iterator  # noqa: E402
+
+import torch  # noqa: E402
+
+from playground.config import ModelConfig, TrainConfig  # noqa: E402
+from playground.model import GPT  # noqa: E402
+from playground.train import EndRecord, StepRecord, Trainer  # noqa: E402
 
 ON_ZERO_GPU = os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in {"1", "true", "yes"}
 CHUNK_SECONDS = float(os.environ.get("PLAYGROUND_CHUNK_SECONDS", "45"))

@@ -12,10 +12,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "e2e: drives the page in a real browser (Chromium)")
-
-
 @pytest.fixture
 def app_url():
     """A fresh app on a free port (per test, so it sees the test's GRADIO_TEMP_DIR)."""

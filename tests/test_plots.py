@@ -1,0 +1,153 @@
+"""The figures are pure functions of records: read their traces back."""
+
+import dataclasses
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from playground import plots
+from playground.plots import (attention_figure, attention_grid_figure, display_token, downsample,
+                              loss_figure, next_token_figure, token_html)
+
+
+def test_plots_import_no_gradio():
+    """plots.py is core: importing it in a fresh interpreter leaves Gradio unloaded."""
+    code = "import sys, playground.plots; print('gradio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(plots.__file__).parents[1])
+    assert out.stdout.strip() == "False"
+
+
+def test_loss_figure_splits_step_and_eval_records():
+    history = [
+        {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.3},
+        {"kind": "step", "step": 1, "tokens": 64, "loss": 4.1},
+        {"kind": "step", "step": 2, "tokens": 128, "loss": 3.9},
+        {"kind": "eval", "step": 2, "tokens": 128, "train_loss": 3.8, "val_loss": 3.95},
+        {"kind": "end", "step": 2, "reason": "done", "message": "ok"},
+    ]
+    fig = loss_figure(history)
+    train, val = fig.data
+    assert (train.name, list(train.x), list(train.y)) == ("train", [1, 2], [4.1, 3.9])
+    assert (val.name, list(val.x), list(val.y)) == ("validation", [0, 2], [4.3, 3.95])
+    assert fig.layout.uirevision == "loss"
+    by_tokens = loss_figure(history, x="tokens")
+    assert list(by_tokens.data[0].x) == [64, 128]
+    assert by_tokens.layout.xaxis.title.text == "tokens seen"
+
+
+def test_loss_figure_accepts_record_dataclasses():
+    @dataclasses.dataclass
+    class Step:
+        step: int
+        loss: float
+
+    fig = loss_figure([Step(1, 2.0), Step(2, 1.5)])
+    assert list(fig.data[0].y) == [2.0, 1.5]
+
+
+def test_loss_figure_without_step_records_uses_eval_train_loss():
+    fig = loss_figure([{"step": 5, "train_loss": 2.5, "val_loss": 2.7}])
+    assert list(fig.data[0].y) == [2.5] and list(fig.data[1].y) == [2.7]
+
+
+def test_loss_figure_turns_nan_into_gaps_and_stays_valid_json():
+    fig = loss_figure([{"step": 1, "loss": 3.0}, {"step": 2, "loss": float("nan")},
+                       {"step": 3, "loss": float("inf")}])
+    assert list(fig.data[0].y) == [3.0, None, None]
+    json.loads(fig.to_json())
+
+
+def test_empty_loss_figure_says_what_will_appear():
+    fig = loss_figure([])
+    assert len(fig.data[0].x) == 0
+    assert "appears here once training starts" in fig.layout.annotations[0].text
+
+
+def test_loss_figure_rejects_an_unknown_axis():
+    with pytest.raises(ValueError, match="x must be one of"):
+        loss_figure([], x="epoch")
+
+
+def test_downsample_keeps_the_last_point_and_bucket_means():
+    xs = list(range(1, 10_001))
+    ys = [float(x) for x in xs]
+    out_x, out_y = downsample(xs, ys, max_points=1000)
+    assert len(out_x) == 1000 and out_x[-1] == 10_000 and out_x[0] == 10
+    assert out_y[0] == pytest.approx(5.5)  # mean of 1..10
+    assert downsample([1, 2], [None, 3.0], max_points=1) == ([2], [3.0])
+
+
+def test_long_history_is_downsampled():
+    fig = loss_figure([{"step": s, "loss": 1.0} for s in range(1, 20_001)], max_points=500)
+    assert len(fig.data[0].x) == 500 and fig.data[0].x[-1] == 20_000
+
+
+def test_display_token_makes_whitespace_visible():
+    assert display_token(" \n\t") == "␣⏎⇥"
+    assert display_token("\x00") == "�"
+    assert display_token("x" * 20, max_chars=5) == "xxxx…"
+
+
+def test_attention_figure_keeps_repeated_tokens_apart():
+    tokens = ["a", "b", "a", " "]
+    w = np.tril(np.ones((4, 4)))
+    w = w / w.sum(-1, keepdims=True)
+    fig = attention_figure(w, tokens)
+    heat = fig.data[0]
+    assert isinstance(heat, go.Heatmap)
+    assert list(heat.x) == [0, 1, 2, 3] and list(heat.y) == [0, 1, 2, 3]
+    assert fig.layout.xaxis.ticktext == ("a", "b", "a", "␣")
+    assert fig.layout.xaxis.tickvals == (0, 1, 2, 3)
+    assert fig.layout.yaxis.autorange == "reversed"
+    z = np.array(heat.z, dtype=float)
+    assert math.isnan(z[0, 1]) and z[3, 0] == pytest.approx(0.25)  # masked future = gap
+    assert list(heat.customdata[2][0]) == ["a", "a"] and list(heat.customdata[3][1]) == ["␣", "b"]
+    assert heat.hovertemplate.startswith("“%{customdata[0]}” looks at “%{customdata[1]}”")
+
+
+def test_attention_figure_checks_shapes():
+    with pytest.raises(ValueError, match="do not match 3 tokens"):
+        attention_figure(np.ones((2, 2)), ["a", "b", "c"])
+
+
+def test_many_tokens_get_every_kth_tick():
+    T = 130
+    fig = attention_figure(np.full((T, T), 1 / T), ["x"] * T)
+    assert fig.layout.xaxis.tickvals == tuple(range(0, T, 3))
+
+
+def test_attention_grid_shares_one_colour_scale():
+    w = np.random.default_rng(0).random((6, 5, 5))
+    fig = attention_grid_figure(w, list("hello"), cols=4)
+    assert len(fig.data) == 6
+    assert {t.coloraxis for t in fig.data} == {"coloraxis"}
+    assert fig.layout.coloraxis.cmax == pytest.approx(float(w.max()))
+    assert [a.text for a in fig.layout.annotations][:6] == [f"head {h}" for h in range(6)]
+    assert fig.layout.height == 260 * 2 + 80  # two rows of four
+
+
+def test_next_token_figure_bars_in_order():
+    fig = next_token_figure([("e", 0.5), (" ", 0.2), ("e", 0.1)])
+    bar = fig.data[0]
+    assert list(bar.x) == [0.5, 0.2, 0.1] and list(bar.y) == [0, 1, 2]
+    assert fig.layout.yaxis.ticktext == ("e", "␣", "e")
+    assert list(bar.text) == ["50.0%", "20.0%", "10.0%"]
+
+
+def test_token_html_escapes_and_marks_newlines():
+    out = token_html(["<b>", "\n", "&"])
+    assert "<b>" not in out.replace('<div class="token-view"', "")
+    assert "&lt;b&gt;" in out and "⏎\n" in out and "&amp;" in out
+    assert out.count("<span title=") == 3
+
+
+def test_token_html_caps_the_number_of_spans():
+    out = token_html(["a"] * 10, max_tokens=4)
+    assert out.count('<span title="token') == 4 and "and 6 more tokens" in out

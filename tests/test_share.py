@@ -1,0 +1,222 @@
+"""Shareable settings: round trips, compact links, and links written by someone hostile."""
+
+import dataclasses
+from urllib.parse import quote
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from playground.config import ModelConfig, TrainConfig
+from playground.share import (
+    DEFAULTS_V1, KEYS, MAX_QUERY_CHARS, SAMPLING_KEYS, SharedSettings, ShareError, decode_settings,
+    encode_settings, share_url,
+)
+
+
+def test_the_frozen_v1_defaults_are_todays_defaults():
+    # If this fails, the config defaults changed: freeze the new ones as DEFAULTS_V2 and bump
+    # VERSION, so that links made before keep their meaning.
+    model = ModelConfig().to_dict()
+    del model["vocab_size"]
+    for key, value in {**model, **TrainConfig().to_dict()}.items():
+        assert DEFAULTS_V1[key] == value and type(DEFAULTS_V1[key]) is type(value), key
+    model_and_train = {f.name for cls in (ModelConfig, TrainConfig) for f in dataclasses.fields(cls)}
+    assert set(KEYS) == (model_and_train - {"vocab_size"}) | {"corpus", "tokenizer", "vocab_size", *SAMPLING_KEYS}
+
+
+def test_defaults_make_the_shortest_link_and_read_back_as_defaults():
+    assert encode_settings({}) == "v=1"
+    assert encode_settings(DEFAULTS_V1) == "v=1"
+    shared = decode_settings("")
+    assert shared == SharedSettings(dict(DEFAULTS_V1), [], False)
+    assert shared.train_config == TrainConfig()
+    assert shared.model_config(vocab_size=65) == ModelConfig()
+
+
+def test_a_link_only_writes_what_differs_and_is_readable():
+    query = encode_settings({"tokenizer": "bpe", "vocab_size": 1024, "n_layer": 2, "pos": "rope",
+                             "bias": True, "lr": 3e-3, "min_lr": 3e-4, "prompt": "猫 & dog?",
+                             "temperature": 0.0, "top_k": 40})
+    assert query == ("v=1&tokenizer=bpe&vocab_size=1024&n_layer=2&bias=1&pos=rope&lr=0.003"
+                     "&min_lr=0.0003&prompt=%E7%8C%AB+%26+dog%3F&temperature=0.0&top_k=40")
+    shared = decode_settings(query)
+    assert shared.settings["prompt"] == "猫 & dog?"
+    assert shared.model_config(512).pos == "rope" and shared.train_config.lr == 0.003
+    assert shared.sampling == {"prompt": "猫 & dog?", "max_new_tokens": 300, "temperature": 0.0,
+                               "top_k": 40, "top_p": 1.0, "sample_seed": 0}
+
+
+def test_page_values_are_normalised_to_their_setting_types():
+    # a number widget gives 2.0 for n_layer; a checkbox gives a bool
+    assert encode_settings({"n_layer": 2.0, "compile": True, "lr": 1}) == "v=1&n_layer=2&lr=1.0&compile=1"
+
+
+def test_own_text_is_never_in_the_link_and_the_reader_is_told():
+    query = encode_settings({"corpus": "upload"})
+    assert query == "v=1&corpus=upload"
+    shared = decode_settings(query)
+    assert shared.needs_own_text and shared.settings["corpus"] == "upload"
+    assert not decode_settings("corpus=hub").needs_own_text
+
+
+def test_whole_urls_fragments_and_mappings_all_work():
+    url = share_url("https://example.org/space/?old=1#x", {"n_layer": 2})
+    assert url == "https://example.org/space/?v=1&n_layer=2"
+    assert decode_settings(url).settings["n_layer"] == 2
+    assert decode_settings("?n_layer=2#top").settings["n_layer"] == 2
+    assert decode_settings({"v": "1", "n_layer": "2"}).settings["n_layer"] == 2
+
+
+def test_unknown_keys_are_ignored_and_listed():
+    shared = decode_settings("v=1&n_layer=2&colour=blue&" + "x" * 100 + "=1")
+    assert shared.settings["n_layer"] == 2
+    assert shared.ignored == ["colour", "x" * 40]
+
+
+@pytest.mark.parametrize("query, message", [
+    ("v=2", "format \\('2'\\) is unknown"),
+    ("v=one", "is unknown"),
+    ("n_layer=lots", "n_layer must be a whole number, got 'lots'"),
+    ("n_layer=", "n_layer must be a whole number, got ''"),
+    ("n_layer=2.5", "whole number"),
+    ("n_layer=1e400", "whole number"),
+    ("n_layer=__import__('os')", "whole number"),
+    ("lr=nan", "lr must be a number"),
+    ("lr=inf", "lr must be a number"),
+    ("lr=0.01&min_lr=0.1", "cannot be above the peak lr"),
+    ("n_embd=100&n_head=3", "must divide evenly"),
+    ("n_layer=1000000", "n_layer must be between"),
+    ("bias=yes", "bias must be 1 or 0"),
+    ("pos=alibi", "pos must be one of"),
+    ("corpus=/etc/passwd", "corpus must be one of"),
+    ("tokenizer=word", "tokenizer must be char or bpe"),
+    ("vocab_size=100", "vocab_size must be from 256"),
+    ("temperature=9", "temperature must be between 0 and 2"),
+    ("top_p=0", "top_p must be between"),
+    ("max_new_tokens=0", "max_new_tokens must be between"),
+    ("n_layer=2&n_layer=3", "gives the setting n_layer twice"),
+    ("prompt=%ff%fe", "cannot be read"),
+    ("prompt=" + "a" * 2001, "prompt is longer than 2,000"),
+    ("a=" + "b" * MAX_QUERY_CHARS, "longer than 8,000"),
+    ("&".join(f"k{i}=1" for i in range(101)), "cannot be read"),
+])
+def test_bad_links_are_refused_with_a_reason(query, message):
+    with pytest.raises(ShareError, match=message):
+        decode_settings(query)
+
+
+def test_mappings_are_capped_too():
+    with pytest.raises(ShareError, match="more than 100 settings"):
+        decode_settings({f"k{i}": "1" for i in range(101)})
+    with pytest.raises(ShareError, match="longer than"):
+        decode_settings({"prompt": "a" * (MAX_QUERY_CHARS + 1)})
+    with pytest.raises(ShareError, match="A link is text"):
+        decode_settings(42)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"colour": "blue"}, "not settings a link can carry: colour"),
+    ({"n_layer": "two"}, "whole number"),
+    ({"n_layer": True}, "must be a number"),
+    ({"prompt": None}, "must be text"),
+    ({"lr": float("nan")}, "must be a number"),
+    ({"n_embd": 100, "n_head": 3}, "must divide evenly"),
+])
+def test_a_link_is_never_made_of_settings_that_fail_when_opened(settings, message):
+    with pytest.raises(ShareError, match=message):
+        encode_settings(settings)
+
+
+# --- properties ---------------------------------------------------------------------------
+
+@st.composite
+def valid_settings(draw):
+    """Any subset of settings, each valid, and valid together."""
+    n_head = draw(st.sampled_from([1, 2, 4, 8]))
+    head_size = draw(st.sampled_from([2, 4, 8, 16]))
+    lr = draw(st.floats(1e-6, 1.0))
+    grad_accum = draw(st.sampled_from([1, 2, 4]))
+    candidates = {
+        "corpus": st.sampled_from(["bundled", "hub", "upload", "paste"]),
+        "tokenizer": st.sampled_from(["char", "bpe"]),
+        "vocab_size": st.integers(256, 16_384),
+        "block_size": st.integers(1, 4096),
+        "n_layer": st.integers(1, 256),
+        "n_head": st.just(n_head),
+        "n_embd": st.just(n_head * head_size),
+        "dropout": st.floats(0.0, 0.9),
+        "bias": st.booleans(),
+        "pos": st.sampled_from(["learned", "sinusoidal", "rope", "none"]),
+        "norm": st.sampled_from(["layernorm", "rmsnorm"]),
+        "norm_placement": st.sampled_from(["pre", "post"]),
+        "activation": st.sampled_from(["gelu", "relu", "swiglu"]),
+        "mlp_ratio": st.floats(0.25, 64.0),
+        "tie_weights": st.booleans(),
+        "max_steps": st.integers(1, 10_000_000),
+        "batch_size": st.integers(1, 100).map(lambda b: b * grad_accum),
+        "grad_accum": st.just(grad_accum),
+        "lr": st.just(lr),
+        "min_lr": st.floats(0.0, 1.0).map(lambda f: f * lr),
+        "seed": st.integers(0, 2**63 - 1),
+        "dtype": st.sampled_from(["auto", "float32", "bfloat16", "float16"]),
+        "compile": st.booleans(),
+        "prompt": st.text(max_size=200),
+        "max_new_tokens": st.integers(1, 2000),
+        "temperature": st.floats(0.0, 2.0),
+        "top_k": st.integers(0, 200),
+        "top_p": st.floats(0.05, 1.0),
+        "sample_seed": st.integers(0, 2**63 - 1),
+    }
+    keys = draw(st.sets(st.sampled_from(sorted(candidates))))
+    if {"n_head", "n_embd"} & keys:
+        keys |= {"n_head", "n_embd"}  # they only fit together
+    if {"lr", "min_lr"} & keys:
+        keys |= {"lr", "min_lr"}
+    if {"batch_size", "grad_accum"} & keys:
+        keys |= {"batch_size", "grad_accum"}
+    return {k: draw(candidates[k]) for k in keys}
+
+
+@settings(max_examples=300, deadline=None)
+@given(valid_settings())
+def test_every_valid_setting_survives_the_round_trip(chosen):
+    query = encode_settings(chosen)
+    assert len(query) < MAX_QUERY_CHARS
+    shared = decode_settings(query)
+    assert shared.settings == {**DEFAULTS_V1, **chosen}
+    assert shared.ignored == []
+    assert decode_settings("https://host/app?" + query) == shared
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_is_read_or_refused_with_a_share_error(text):
+    try:
+        shared = decode_settings(text)
+    except ShareError:
+        return
+    assert set(shared.settings) == set(DEFAULTS_V1)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(list(KEYS) + ["v", "junk"]) | st.text(max_size=10),
+                       st.text(max_size=20) | st.floats().map(str) | st.integers().map(str),
+                       max_size=12))
+def test_hostile_key_values_are_read_or_refused_with_a_share_error(params):
+    query = "&".join(f"{quote(k)}={quote(v)}" for k, v in params.items())
+    for link in (query, params):
+        try:
+            shared = decode_settings(link)
+        except ShareError:
+            continue
+        # whatever was accepted is usable by the configs
+        shared.train_config
+        shared.model_config(vocab_size=300)
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    from playground import share
+
+    assert doctest.testmod(share, optionflags=doctest.ELLIPSIS).failed == 0
