@@ -9,12 +9,15 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 import gradio as gr
 
 from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab
 from playground.ui.session import SESSION_TTL_S, new_session, release_session
+
+log = logging.getLogger("playground.ui")
 
 TITLE = "Transformer Playground"
 INTRO = (
@@ -26,6 +29,9 @@ INTRO = (
 )
 MAX_FILE_SIZE = "5mb"  # uploads (texts and bundles) bigger than this are refused by the server
 QUEUE_MAX_SIZE = 64  # jobs waiting beyond this are turned away with a 'queue full' message
+# launch() settings no caller can loosen (tests/test_security.py checks each one)
+LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
+                   strict_cors=True, mcp_server=False)
 
 
 def compute_concurrency() -> int:
@@ -36,13 +42,32 @@ def compute_concurrency() -> int:
         return 1
 
 
-def build_demo() -> gr.Blocks:
-    """The Blocks app; every visitor gets a fresh ``Session``."""
+def session_ttl() -> float:
+    """Seconds a session's state outlives its last change (env PLAYGROUND_SESSION_TTL_S)."""
+    try:
+        ttl = float(os.environ.get("PLAYGROUND_SESSION_TTL_S", SESSION_TTL_S))
+    except ValueError:
+        return SESSION_TTL_S
+    return ttl if ttl > 0 else SESSION_TTL_S  # NaN and negatives fall back too
+
+
+def end_session(demo: gr.Blocks, session_hash: str | None) -> None:
+    """Free a closed tab's session now: its run stops after the current step, its model and
+    files go. (Gradio alone would keep a closed tab's state for an hour, whatever its TTL.)"""
+    app = demo.server_app
+    if app is not None and session_hash and session_hash in app.state_holder:
+        app.state_holder.delete_state(session_hash)  # calls release_session on its Session
+
+
+def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
+    """The Blocks app; every visitor gets a fresh ``Session``, freed ``session_ttl_s`` seconds
+    after its last change (default ``session_ttl()``) or as soon as the tab closes."""
     limit = compute_concurrency()
+    ttl = session_ttl() if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
         gr.Markdown(INTRO)
         # gr.State calls Session() for each visitor; the callback frees the model and files
-        session = gr.State(new_session, time_to_live=SESSION_TTL_S, delete_callback=release_session)
+        session = gr.State(new_session, time_to_live=ttl, delete_callback=release_session)
         with gr.Tabs():
             with gr.Tab("1 · Corpus", id="corpus"):
                 corpus = corpus_tab.build(session)
@@ -69,18 +94,30 @@ def build_demo() -> gr.Blocks:
                                 train["summary"], api_visibility="private")
         generate["event"].then(attention_tab.fill_default, [session, attention["text"]],
                                attention["text"], api_visibility="private")
+
+        def on_tab_closed(request: gr.Request) -> None:
+            end_session(demo, request.session_hash)
+
+        demo.unload(on_tab_closed)  # fires when the page's heartbeat connection drops
     return demo
 
 
 def launch(demo: gr.Blocks, **kwargs) -> tuple:
-    """Queue and serve: 127.0.0.1:7860 locally, 0.0.0.0 on Spaces (``SYSTEM=spaces``)."""
+    """Queue and serve: 127.0.0.1:7860 locally, 0.0.0.0 on Spaces (``SYSTEM=spaces``).
+
+    Locked down whatever the caller passes: Gradio serves only its own temporary folder
+    (no ``allowed_paths``, and ``GRADIO_ALLOWED_PATHS`` is ignored), uploads are capped at
+    ``MAX_FILE_SIZE``, no run history is recorded, and nothing is shared through a tunnel.
+    """
     on_spaces = os.environ.get("SYSTEM") == "spaces" or bool(os.environ.get("SPACE_ID"))
     options = dict(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        max_file_size=MAX_FILE_SIZE, allowed_paths=[], theme=gr.themes.Soft(),
-        footer_links=["gradio", "settings"],
+        theme=gr.themes.Soft(), footer_links=["gradio", "settings"],
     )
     options.update(kwargs)
+    options.update(LOCKED_DOWN)
+    if os.environ.pop("GRADIO_ALLOWED_PATHS", None):  # Gradio reads it when allowed_paths is empty
+        log.warning("GRADIO_ALLOWED_PATHS is ignored: the app serves only its own temporary folder.")
     return demo.queue(max_size=QUEUE_MAX_SIZE).launch(**options)
 

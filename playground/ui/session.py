@@ -74,6 +74,7 @@ class Session:
     run_pending: bool = False
     running: bool = False
     stop_requested: bool = False
+    released: bool = False  # freed (tab closed or time-to-live passed): a run going ends unsaved
     last_prompt: str = ""
     last_text: str = ""  # the last generation, prompt included
     attention: AttentionMaps | None = None
@@ -89,9 +90,15 @@ class Session:
         return path
 
     def release(self) -> None:
-        """Free the model and delete this session's files (``gr.State``'s delete_callback)."""
-        self.stop_requested = True  # a run still going ends after its current step
-        self.model = self.attention = self.trainer_state = None
+        """Free the model and delete this session's files (``gr.State``'s delete_callback).
+
+        A run still going sees ``released`` at its next record, stops after that step and
+        writes nothing more: no bundle, no state for a session no one holds.
+        """
+        self.released = self.stop_requested = True
+        self.model = self.model_tokenizer = self.attention = self.trainer_state = None
+        self.history = []
+        self.bundle_path = None
         shutil.rmtree(app_temp_dir() / self.id, ignore_errors=True)
 
 

@@ -336,6 +336,8 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     try:
         yield (session, loss_figure(live), status, samples, gr.DownloadButton(visible=False))
         for rec in run.records():
+            if session.released:  # the tab closed or the session expired: end, keep nothing
+                return  # closing run.records() ends the trainer's loop
             if session.stop_requested:
                 run.stop()
                 session.stop_requested = False
@@ -358,7 +360,8 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
         yield (session, loss_figure(session.history), status, samples,
                gr.DownloadButton(value=bundle, visible=True))
     finally:
-        session.history, session.trainer_state = list(run.history), run.state()
+        if not session.released:
+            session.history, session.trainer_state = list(run.history), run.state()
         session.running = session.stop_requested = False
 
 
