@@ -325,6 +325,43 @@ EN: dict[str, str] = {
     "share_restored": "Settings restored from the link.",
     "share_ignored": "The link also held settings this version does not know; they were "
                      "ignored: {names}.",
+    # --- page wiring (placeholder-free: the page's translator gets no values) -------------------
+    "page_intro": "# Transformer Playground\nBuild a small Transformer language model from "
+                  "scratch, train it and look inside it. Go through the tabs in order: **1** pick "
+                  "a text, **2** train a tokenizer, **3** train a model and watch the loss fall, "
+                  "**4** let it write, **5** see where it pays attention, **6** compare runs, "
+                  "**7** take the model with you. The defaults work: just press the buttons.",
+    "language_note": "The page follows your browser's language (English or 简体中文); to switch, "
+                     "open Settings at the very bottom of the page and pick a language.",
+    "corpus_files_label": "Your text files (.txt, .md, UTF-8, up to 5 MB)",
+    "corpus_preview_label": "Preview (the first 1,000 characters)",
+    "attention_text_info_fixed": "At most 64 tokens are shown; empty uses your last generation "
+                                 "(or the start of the corpus).",
+    "merges_intro": "Step through the first merges BPE learned and watch the sample's tokens "
+                    "fuse: at 0 every byte is its own token; each merge glues one frequent pair.",
+    "merges_sample_info": "Any sentence; its tokens are redrawn at each step.",
+    "merges_slider_info": "How many of the learned merges to apply, in the order BPE learned "
+                          "them.",
+    "plot_x_info": "What the horizontal axis counts.",
+    "coach_info": "Plain-language notes about the run, updated at each evaluation.",
+    "compare_base_run": "Run to start from",
+    "compare_base_run_info": "The new run copies this run's settings, seed and data.",
+    "compare_setting_info": "The one setting that differs in the new run.",
+    "compare_value_info": "Pick or type the new value.",
+    "compare_table": "Settings that differ, and the final figures of each run",
+    "compare_refresh": "Refresh the list of runs",
+    "compare_x_info": "What the horizontal axis counts.",
+    "export_intro": "Take your model with you: a single readable Python file that runs it, or "
+                    "a copy on the Hugging Face Hub.",
+    "export_script_make": "Make the standalone script",
+    "export_script_file": "Standalone script and model bundle",
+    "hub_title": "Push to the Hugging Face Hub",
+    "hub_repo_info": "Created if it does not exist; the bundle, a model card and the script "
+                     "are uploaded in one commit.",
+    "hub_private_info": "Only you (and your organisation) can see a private repository.",
+    "share_intro": "A link that opens this page with the settings of every tab filled in "
+                   "(your own text is not part of it).",
+    "share_link_info": "Copy it with the button on the right and send it to anyone.",
     # --- errors -------------------------------------------------------------------------------
     "error_title": "Something needs fixing",
     "error_unexpected": "Something unexpected went wrong (the details are in the server log). "
@@ -583,6 +620,35 @@ ZH_CN: dict[str, str] = {
     "share_restored": "已从链接恢复设置。",
     "share_ignored": "链接中还有这个版本不认识的设置，已忽略：{names}。",
     # --- errors -------------------------------------------------------------------------------
+    # --- page wiring ----------------------------------------------------------------------------
+    "page_intro": "# Transformer 游乐场\n从零开始构建一个小型 Transformer 语言模型，训练它并观察它的内部。"
+                  "按顺序浏览各标签页：**1** 选择文本，**2** 训练分词器，**3** 训练模型并看着损失下降，"
+                  "**4** 让它写作，**5** 看它关注哪里，**6** 比较运行，**7** 把模型带走。"
+                  "默认设置即可使用：只需按下按钮。",
+    "language_note": "页面跟随浏览器的语言（English 或 简体中文）；要切换，请打开页面最底部的“设置”并选择语言。",
+    "corpus_files_label": "你的文本文件（.txt、.md，UTF-8，最大 5 MB）",
+    "corpus_preview_label": "预览（前 1,000 个字符）",
+    "attention_text_info_fixed": "最多显示 64 个词元；留空则使用你上次生成的文本（或语料的开头）。",
+    "merges_intro": "逐步查看 BPE 学到的前几次合并，观察示例句子的词元如何融合：0 时每个字节都是一个词元；每次合并把一对常见的相邻词元粘在一起。",
+    "merges_sample_info": "任意句子；每一步都会重新画出它的词元。",
+    "merges_slider_info": "按 BPE 学习的顺序，应用多少次学到的合并。",
+    "plot_x_info": "横轴表示什么。",
+    "coach_info": "关于这次运行的通俗提示，每次评估时更新。",
+    "compare_base_run": "作为起点的运行",
+    "compare_base_run_info": "新运行复制这次运行的设置、种子和数据。",
+    "compare_setting_info": "新运行中唯一不同的设置。",
+    "compare_value_info": "选择或输入新的值。",
+    "compare_table": "不同的设置，以及每次运行的最终数据",
+    "compare_refresh": "刷新运行列表",
+    "compare_x_info": "横轴表示什么。",
+    "export_intro": "把你的模型带走：一个能运行它的、可读的 Python 文件，或者 Hugging Face Hub 上的一份副本。",
+    "export_script_make": "生成独立脚本",
+    "export_script_file": "独立脚本和模型包",
+    "hub_title": "推送到 Hugging Face Hub",
+    "hub_repo_info": "不存在时会自动创建；模型包、模型卡片和脚本会在一次提交中上传。",
+    "hub_private_info": "只有你（和你的组织）能看到私有仓库。",
+    "share_intro": "一个链接：打开后页面上每个标签页的设置都会被填好（不包含你自己的文本）。",
+    "share_link_info": "用右边的按钮复制，然后发给任何人。",
     "error_title": "有需要修正的地方",
     "error_unexpected": "发生了意外错误（详情在服务器日志中）。你到目前为止做的一切都没有丢失；请重试，或修改设置。",
     "error_no_model": "还没有模型：请先训练一个（第 3 个标签页）或上传一个模型包。",

@@ -72,17 +72,23 @@ def downsample(xs: Sequence[float], ys: Sequence[float | None], max_points: int 
     return out_x, out_y
 
 
-def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_POINTS) -> go.Figure:
+def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_POINTS,
+                references: Sequence[Any] = ()) -> go.Figure:
     """Train loss at every step and validation loss at every evaluation, against ``x``.
 
     ``history`` holds step records (with ``loss``) and evaluation records (with
     ``val_loss``), as dicts or dataclasses, in any mix; other records are ignored. Without
     step records (a bundle that kept only evaluations) the train curve uses the evaluations'
-    ``train_loss``. ``x`` is ``"step"``, ``"tokens"`` or ``"elapsed"``.
+    ``train_loss``. ``x`` is ``"step"``, ``"tokens"`` or ``"elapsed"``. ``references`` are
+    horizontal levels drawn as dashed lines after the two curves: ``(label, value)`` pairs
+    or objects with ``.label`` and ``.value`` (``reference.ReferenceLine``).
 
     >>> fig = loss_figure([{"step": s, "loss": 5.0 - s / 100} for s in range(1, 5001)])
     >>> len(fig.data[0].x), fig.data[0].x[-1]
     (1500, 5000)
+    >>> fig = loss_figure([{"step": 1, "loss": 4.0}, {"step": 9, "loss": 3.0}], references=[("ln 65", 4.17)])
+    >>> fig.data[2].name, list(fig.data[2].x), list(fig.data[2].y)
+    ('ln 65', [1, 9], [4.17, 4.17])
     """
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}.")
@@ -110,12 +116,71 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
         margin=dict(l=60, r=20, t=40, b=50), height=360,
         hovermode="x unified",
     )
+    add_reference_lines(fig, references, [*train_x, *val_x])
     if not train_x and not val_x:
         fig.add_annotation(text="The loss curve appears here once training starts.",
                            showarrow=False, font=dict(size=14, color="#6b7280"),
                            xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_xaxes(range=[0, 1], showticklabels=False)
         fig.update_yaxes(range=[0, 1], showticklabels=False)
+    return fig
+
+
+REFERENCE_COLOURS = ("#6b7280", "#16a34a", "#9333ea", "#db2777")
+
+
+def _label_value(reference: Any) -> tuple[str, float]:
+    if isinstance(reference, (tuple, list)):
+        return str(reference[0]), float(reference[1])
+    return str(reference.label), float(reference.value)
+
+
+def add_reference_lines(fig: go.Figure, references: Sequence[Any], xs: Sequence[float]) -> go.Figure:
+    """Dashed horizontal lines, one trace each, across the x range of ``xs`` ([0, 1] if empty).
+
+    Traces rather than layout shapes: each gets a legend entry the reader can click away.
+    """
+    finite = [v for v in xs if v is not None]
+    span = [min(finite), max(finite)] if finite else [0, 1]
+    for i, reference in enumerate(references):
+        label, value = _label_value(reference)
+        fig.add_trace(go.Scatter(
+            x=span, y=[value, value], name=label, mode="lines", hoverinfo="name",
+            line=dict(color=REFERENCE_COLOURS[i % len(REFERENCE_COLOURS)], width=1.5, dash="dash")))
+    return fig
+
+
+def compare_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]],
+                   unit: str = "loss", x: str = "step", references: Sequence[Any] = ()) -> go.Figure:
+    """Validation curves of several runs overlaid: one trace per ``(name, xs, ys)``.
+
+    ``unit`` is "loss" (nats per token) or "bpc" (bits per character), for the y axis title.
+
+    >>> fig = compare_figure([("run 1", [0, 10], [4.2, 3.1]), ("run 2", [0, 10], [4.2, 2.9])])
+    >>> [t.name for t in fig.data], list(fig.data[1].y), fig.layout.yaxis.title.text
+    (['run 1', 'run 2'], [4.2, 2.9], 'validation loss (nats per token)')
+    """
+    if x not in X_AXES:
+        raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}.")
+    fig = go.Figure()
+    all_x: list[float] = []
+    for name, xs, ys in curves:
+        fig.add_trace(go.Scatter(x=list(xs), y=[_finite_or_none(y) for y in ys], name=name,
+                                 mode="lines+markers", marker=dict(size=6)))
+        all_x += list(xs)
+    add_reference_lines(fig, references, all_x)
+    y_title = ("validation bits per character" if unit == "bpc"
+               else "validation loss (nats per token)")
+    fig.update_layout(
+        template=TEMPLATE, xaxis_title=X_AXES[x], yaxis_title=y_title, height=400,
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
+        margin=dict(l=60, r=20, t=40, b=50), hovermode="x unified")
+    if not curves:
+        fig.add_annotation(text="Select two or more runs to compare their validation curves.",
+                           showarrow=False, font=dict(size=14, color="#6b7280"),
+                           xref="paper", yref="paper", x=0.5, y=0.5)
+        fig.update_xaxes(showticklabels=False)
+        fig.update_yaxes(showticklabels=False)
     return fig
 
 
@@ -276,3 +341,22 @@ def token_html(tokens: Sequence[str], max_tokens: int = 400) -> str:
         spans.append(f'<span style="color:#6b7280;"> … and {more:,} more tokens</span>')
     return ('<div class="token-view" style="font-family: monospace; white-space: pre-wrap; '
             'line-height: 1.9;">' + "".join(spans) + "</div>")
+
+
+def highlight_html(text: str, spans: Sequence[tuple[int, int]], title: str = "") -> str:
+    """``text`` as escaped HTML with the ``[start, end)`` character spans marked (sorted, apart).
+
+    The memorisation check marks the parts of a generated text copied from the corpus.
+
+    >>> highlight_html("a <b> c", [(2, 5)], title="copied")
+    '<div class="copy-view" style="font-family: monospace; white-space: pre-wrap; line-height: 1.6;">a <mark title="copied" style="background:#fecaca; padding:1px 0;">&lt;b&gt;</mark> c</div>'
+    """
+    parts, last = [], 0
+    for start, end in spans:
+        parts.append(html.escape(text[last:start]))
+        parts.append(f'<mark title="{html.escape(title)}" style="background:#fecaca; padding:1px 0;">'
+                     f'{html.escape(text[start:end])}</mark>')
+        last = end
+    parts.append(html.escape(text[last:]))
+    return ('<div class="copy-view" style="font-family: monospace; white-space: pre-wrap; '
+            'line-height: 1.6;">' + "".join(parts) + "</div>")

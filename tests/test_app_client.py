@@ -47,7 +47,7 @@ def run_flow(url, text, prompt):
         summary, _, _ = client.predict("char", 512, api_name="/train_tokenizer")
         assert f"{len(set(text))} tokens in the vocabulary" in summary
         updates = list(client.submit(False, *settings(), api_name="/train_model"))
-        plot, status, samples, download = updates[-1]
+        plot, status, samples, download, coach = updates[-1]
         assert "Finished all 6 steps" in status
         steps = json.loads(plot["plot"])["data"][0]["x"]
         assert steps == [1, 2, 3, 4, 5, 6]

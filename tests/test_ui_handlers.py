@@ -102,7 +102,7 @@ def test_token_html_escapes_markup():
 
 def test_full_flow_train_generate_attention(ready):
     updates = drain(train_tab.train_model(ready, False, *settings()))
-    session, figure, status, samples, download = updates[-1]
+    session, figure, status, samples, download, coach = updates[-1]
     assert "Finished all 6 steps" in status
     steps = [r["step"] for r in session.history if r["kind"] == "step"]
     assert steps == [1, 2, 3, 4, 5, 6]
@@ -188,7 +188,7 @@ def test_stop_ends_the_run_and_keeps_the_model(ready):
     assert ready.running is True
     train_tab.stop_training(ready)
     assert ready.stop_requested is True
-    session, figure, status, samples, download = list(run)[-1]
+    session, figure, status, samples, download, coach = list(run)[-1]
     assert status.startswith("**Stopped.** Stopped at step")
     step = session.trainer_state["step"]
     assert 0 <= step < 100_000 and session.model is not None and download.visible is True

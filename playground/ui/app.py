@@ -1,8 +1,12 @@
-"""The whole page: five tabs, one session per visitor, one shared compute queue.
+"""The whole page: seven tabs, one session per visitor, one shared compute queue.
+
+Labels are translated in the browser (English or Simplified Chinese, from the browser's
+language or the one picked under Settings at the bottom of the page): ``launch`` passes
+``lang.I18N`` to Gradio.
 
 >>> demo = build_demo()
->>> [tab.label for tab in demo.blocks.values() if type(tab).__name__ == "Tab"]
-['1 · Corpus', '2 · Tokenizer', '3 · Model & training', '4 · Generate', '5 · Attention']
+>>> [tab.label.key for tab in demo.blocks.values() if type(tab).__name__ == "Tab"]
+['tab_corpus', 'tab_tokenizer', 'tab_train', 'tab_generate', 'tab_attention', 'tab_compare', 'tab_export']
 
 ``launch(demo)`` then serves it at http://127.0.0.1:7860.
 """
@@ -14,19 +18,14 @@ import os
 
 import gradio as gr
 
-from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab
+from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
+                           tokenizer_tab, train_tab)
+from playground.ui.lang import I18N, detect_language, tr
 from playground.ui.session import SESSION_TTL_S, new_session, release_session
 
 log = logging.getLogger("playground.ui")
 
 TITLE = "Transformer Playground"
-INTRO = (
-    "# Transformer Playground\n"
-    "Build a small Transformer language model from scratch, train it and look inside it. "
-    "Go through the tabs in order: **1** pick a text, **2** train a tokenizer, **3** train a "
-    "model and watch the loss fall, **4** let it write, **5** see where it pays attention. "
-    "The defaults work: just press the buttons."
-)
 MAX_FILE_SIZE = "5mb"  # uploads (texts and bundles) bigger than this are refused by the server
 QUEUE_MAX_SIZE = 64  # jobs waiting beyond this are turned away with a 'queue full' message
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
@@ -65,25 +64,39 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     limit = compute_concurrency()
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
-        gr.Markdown(INTRO)
+        gr.Markdown(tr("page_intro"))
+        link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         # gr.State calls Session() for each visitor; the callback frees the model and files
         session = gr.State(new_session, time_to_live=ttl, delete_callback=release_session)
-        with gr.Tabs():
-            with gr.Tab("1 · Corpus", id="corpus"):
+        with gr.Tabs() as tabs:
+            with gr.Tab(tr("tab_corpus"), id="corpus"):
                 corpus = corpus_tab.build(session)
-            with gr.Tab("2 · Tokenizer", id="tokenizer"):
+            with gr.Tab(tr("tab_tokenizer"), id="tokenizer"):
                 tokenizer = tokenizer_tab.build(session)
-            with gr.Tab("3 · Model & training", id="train"):
+            with gr.Tab(tr("tab_train"), id="train"):
                 train = train_tab.build(session, limit)
-            with gr.Tab("4 · Generate", id="generate"):
+            with gr.Tab(tr("tab_generate"), id="generate"):
                 generate = generate_tab.build(session, limit)
-            with gr.Tab("5 · Attention", id="attention"):
+            with gr.Tab(tr("tab_attention"), id="attention"):
                 attention = attention_tab.build(session, limit)
+            with gr.Tab(tr("tab_compare"), id="compare") as compare_page:
+                compare = compare_tab.build(session)
+            with gr.Tab(tr("tab_export"), id="export"):
+                export = export_tab.build(session)
         gr.Markdown(
             "<small>Each visitor has their own text, tokenizer and model; training, generation "
             "and attention take turns on this machine"
             + (f" ({limit} at a time)" if limit > 1 else " (one at a time)")
             + ", and a waiting job shows its place in the queue.</small>")
+        gr.Markdown(tr("language_note"), elem_id="language-note")
+
+        # first: the visitor's language, for the messages made on the server
+        demo.load(detect_language, session, session, api_visibility="private", queue=False)
+        compare_tab.wire(compare, train, session, tabs, limit, compare_page)
+        export_tab.wire(export, session, demo, link_message, corpus["source"], tokenizer["kind"],
+                        tokenizer["vocab_size"], train["settings"],
+                        [generate[k] for k in ("prompt", "max_new_tokens", "temperature", "top_k",
+                                               "top_p", "seed")])
 
         demo.load(corpus_tab.show_corpus, session, [corpus["summary"], corpus["preview"]],
                   api_visibility="private")
@@ -114,6 +127,7 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         theme=gr.themes.Soft(), footer_links=["gradio", "settings"],
+        i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
     )
     options.update(kwargs)
     options.update(LOCKED_DOWN)

@@ -10,6 +10,7 @@ import gradio as gr
 
 from playground.attention import attention_maps
 from playground.plots import attention_figure, attention_grid_figure
+from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 
 MAX_TOKENS = 64  # a readable map: 64 labels per axis still fit
@@ -73,20 +74,17 @@ def fill_default(session: Session | None, text: str) -> str:
 
 
 def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.Component]:
-    gr.Markdown("Attention is how a token gathers information from the tokens before it. "
-                "Here you see, for a text, how strongly each token (row) attends to each "
-                "earlier token (column).")
-    text = gr.Textbox(label="Text to look at", lines=3,
-                      info=f"At most {MAX_TOKENS} tokens are shown; empty uses your last "
-                           "generation (or the start of the corpus).")
+    gr.Markdown(tr("attention_intro"))
+    # the info names MAX_TOKENS (64): the page's translator takes no values
+    text = gr.Textbox(label=tr("attention_text"), lines=3, info=tr("attention_text_info_fixed"))
     with gr.Row():
-        layer = gr.Dropdown([0], value=0, label="Layer", info="Which block (0 is the first).")
-        head = gr.Dropdown([0], value=0, label="Head", info="Which attention head of that layer.")
-        button = gr.Button("Show attention", variant="primary")
+        layer = gr.Dropdown([0], value=0, label=tr("layer"), info=tr("layer_info"))
+        head = gr.Dropdown([0], value=0, label=tr("head"), info=tr("head_info"))
+        button = gr.Button(tr("attention_button"), variant="primary")
     summary = gr.Markdown()
-    heatmap = gr.Plot(label="One head: row = token looking, column = token looked at",
+    heatmap = gr.Plot(label=tr("attention_heatmap"),
                       elem_id="attention-heatmap")
-    grid = gr.Plot(label="Every head of the layer (one colour scale)", elem_id="attention-grid")
+    grid = gr.Plot(label=tr("attention_grid"), elem_id="attention-grid")
 
     button.click(show_attention, [session, text, layer, head],
                  [session, text, layer, head, heatmap, grid, summary],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gradio as gr
 
 from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, load_files
+from playground.ui.lang import tr
 from playground.ui.session import Session, default_corpus, ensure, friendly_errors
 
 SOURCES = ("Tiny Shakespeare", "Upload files", "Paste text")
@@ -65,19 +66,18 @@ def choose_source(session: Session | None, source: str):
 
 def build(session: gr.State) -> dict[str, gr.components.Component]:
     """The Corpus tab's widgets and events; returns the widgets other tabs wire to."""
-    gr.Markdown("Choose the text the model will learn from. Tiny Shakespeare (1 MB of plays) "
-                "is ready; your own text works too.")
-    source = gr.Radio(list(SOURCES), value=SOURCES[0], label="Text to learn from",
-                      info="Tiny Shakespeare is ready to use; or upload your own files, or paste text.")
-    files = gr.File(label=f"Your text files ({', '.join(TEXT_EXTENSIONS)}, UTF-8, up to 5 MB)",
+    gr.Markdown(tr("corpus_intro"))
+    source = gr.Radio(list(SOURCES), value=SOURCES[0], label=tr("corpus_source"),
+                      info=tr("corpus_source_info"))
+    # the label names TEXT_EXTENSIONS and MAX_UPLOAD_BYTES: the page's translator takes no values
+    files = gr.File(label=tr("corpus_files_label"),
                     file_count="multiple", file_types=list(TEXT_EXTENSIONS), type="filepath",
                     visible=False, elem_id="corpus-files")
-    pasted = gr.Textbox(label="Paste your text", lines=8, visible=False,
-                        info="Any language works; a few thousand characters or more trains best.",
-                        placeholder="Paste text here, then press 'Use pasted text'.")
-    paste_btn = gr.Button("Use pasted text", visible=False)
+    pasted = gr.Textbox(label=tr("corpus_paste_label"), lines=8, visible=False,
+                        info=tr("corpus_paste_info"), placeholder=tr("corpus_paste_placeholder"))
+    paste_btn = gr.Button(tr("corpus_paste_button"), visible=False)
     summary = gr.Markdown()
-    preview = gr.Textbox(label="Preview (the first 1,000 characters)", lines=12, max_lines=12,
+    preview = gr.Textbox(label=tr("corpus_preview_label"), lines=12, max_lines=12,
                          interactive=False, buttons=["copy"])
 
     source.input(choose_source, [session, source],

@@ -1,19 +1,30 @@
 """Tab 4, Generate: the model writes text after a prompt, streamed token by token.
 
-Also shows the ten most likely next tokens, with their probabilities, at the last step.
+Also shows the ten most likely next tokens, with their probabilities, at the last step, and
+the memorisation check: the parts of the new text copied word for word from the training
+text, highlighted, with their share. The check's index is built once per corpus: in the
+session for the visitor's own text, once per process for Tiny Shakespeare (a frozen text
+all sessions share, like ``session.default_corpus``).
 """
 
 from __future__ import annotations
 
+import functools
 import time
 
 import gradio as gr
 
 from playground.generate import generate
-from playground.plots import next_token_figure
-from playground.ui.session import Session, ensure, friendly_errors, require_model
+from playground.i18n import t
+from playground.memorization import K, CopyIndex
+from playground.plots import highlight_html, next_token_figure
+from playground.ui.lang import tr
+from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
+                                   require_model)
 
 PUSHES_PER_S = 10
+MEMO_DEFAULT_CHARS = 20
+MEMO_MAX_CHARS = 200
 
 
 def _none_if_off(value: float | None, off: float) -> float | None:
@@ -48,36 +59,82 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
     yield session, text, next_token_figure(top, title="The 10 likeliest next tokens")
 
 
+@functools.lru_cache(maxsize=1)
+def _default_copy_index() -> CopyIndex:
+    return CopyIndex(default_corpus().text)
+
+
+def copy_index(session: Session) -> CopyIndex:
+    """The index of the text the model was trained on, built on first use for each corpus."""
+    corpus = session.model_corpus or session.corpus_or_default()
+    if corpus is default_corpus():
+        return _default_copy_index()
+    if session.copy_index_corpus is not corpus:
+        session.copy_index, session.copy_index_corpus = CopyIndex(corpus.text), corpus
+    return session.copy_index
+
+
+@friendly_errors
+def check_copies(session: Session | None, min_chars: float) -> tuple[Session, str]:
+    """The last generation with the spans of at least ``min_chars`` characters that occur word
+    for word in the training text highlighted (the prompt is not checked): (session, HTML)."""
+    session = ensure(session)
+    if not session.last_text:
+        return session, ""
+    min_chars = int(min_chars)
+    if not K <= min_chars <= MEMO_MAX_CHARS:
+        raise ValueError(f"The shortest span must be from {K} to {MEMO_MAX_CHARS} characters.")
+    prompt, text = session.last_prompt, session.last_text
+    new = text[len(prompt):] if text.startswith(prompt) else text
+    offset = len(text) - len(new)
+    report = copy_index(session).find_copies(new, min_chars)
+    lang = session.lang
+    if report.spans:
+        line = t("memo_report", lang, share=f"{report.copied_fraction:.0%}",
+                 copied=f"{report.copied_chars:,}", total=f"{report.total_chars:,}")
+    else:
+        line = t("memo_none", lang, n=min_chars)
+    spans = [(s.start + offset, s.end + offset) for s in report.spans]
+    body = highlight_html(text, spans, title=t("memo_title", lang))
+    return session, f'<p class="memo-report"><b>{line}</b></p>{body}'
+
+
 def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.Component]:
-    gr.Markdown("The trained model continues your prompt, one token at a time. Each token is "
-                "drawn at random from the model's prediction; the controls shape that draw.")
+    gr.Markdown(tr("generate_intro"))
     with gr.Row():
         with gr.Column(scale=2):
-            prompt = gr.Textbox("ROMEO:", label="Prompt", lines=2,
-                                info="The text the model continues (it may be empty).")
+            prompt = gr.Textbox("ROMEO:", label=tr("prompt"), lines=2,
+                                info=tr("prompt_info"))
             with gr.Row():
-                max_new_tokens = gr.Slider(1, 2000, value=300, step=1, label="Maximum new tokens",
-                                           info="How many tokens to write.")
-                temperature = gr.Slider(0.0, 2.0, value=0.8, step=0.05, label="Temperature",
-                                        info="Lower is safer and more repetitive; 0 always takes "
-                                             "the likeliest token; higher is wilder.")
+                max_new_tokens = gr.Slider(1, 2000, value=300, step=1, label=tr("max_new_tokens"),
+                                           info=tr("max_new_tokens_info"))
+                temperature = gr.Slider(0.0, 2.0, value=0.8, step=0.05, label=tr("temperature"),
+                                        info=tr("temperature_info"))
             with gr.Row():
-                top_k = gr.Slider(0, 200, value=0, step=1, label="Top-k",
-                                  info="Draw only among the k likeliest tokens (0: all).")
-                top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label="Top-p",
-                                  info="Draw only among the likeliest tokens that together "
-                                       "reach this probability (1: all).")
-                seed = gr.Number(0, label="Seed", precision=0, minimum=0,
-                                 info="0 writes a new text each time; another number repeats "
-                                      "the same text.")
-            button = gr.Button("Generate", variant="primary")
+                top_k = gr.Slider(0, 200, value=0, step=1, label=tr("top_k"),
+                                  info=tr("top_k_info"))
+                top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=tr("top_p"),
+                                  info=tr("top_p_info"))
+                seed = gr.Number(0, label=tr("sample_seed"), precision=0, minimum=0,
+                                 info=tr("sample_seed_info"))
+            button = gr.Button(tr("generate_button"), variant="primary")
         with gr.Column(scale=1):
-            chart = gr.Plot(label="The next token: the model's ten favourites",
+            chart = gr.Plot(label=tr("next_token_chart"),
                             elem_id="next-token-chart")
-    output = gr.Textbox(label="Generated text (your prompt, then the model's words)", lines=14,
+    output = gr.Textbox(label=tr("generated_text"), lines=14,
                         max_lines=30, interactive=False, autoscroll=True, buttons=["copy"],
                         elem_id="generated-text")
+    with gr.Accordion(tr("memo_title"), open=True):
+        min_chars = gr.Slider(K, MEMO_MAX_CHARS, value=MEMO_DEFAULT_CHARS, step=1,
+                              label=tr("memo_min_chars"), info=tr("memo_min_chars_info"),
+                              elem_id="memo-min-chars")
+        copies = gr.HTML(elem_id="memo-view")
     event = button.click(generate_text, [session, prompt, max_new_tokens, temperature, top_k, top_p, seed],
                  [session, output, chart], concurrency_limit=concurrency_limit,
                  concurrency_id="compute", show_progress_on=[output], api_name="generate")
-    return {"event": event, "output": output}
+    event.success(check_copies, [session, min_chars], [session, copies], concurrency_limit=2,
+                  api_visibility="private")
+    min_chars.release(check_copies, [session, min_chars], [session, copies], concurrency_limit=2,
+                      api_name="check_copies")
+    return {"event": event, "output": output, "prompt": prompt, "max_new_tokens": max_new_tokens,
+            "temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": seed}

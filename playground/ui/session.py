@@ -30,7 +30,10 @@ from playground.attention import AttentionMaps
 from playground.checkpoint import BundleError
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
+from playground.memorization import CopyIndex
 from playground.model import GPT
+from playground.reference import ReferenceLine
+from playground.runs import RunLog
 from playground.tokenizer import Tokenizer, TokenizerError
 
 log = logging.getLogger("playground.ui")
@@ -79,6 +82,19 @@ class Session:
     last_text: str = ""  # the last generation, prompt included
     attention: AttentionMaps | None = None
     attention_text: str = ""
+    # issue 7: the page's language, every finished run, the loss plot's options, the coach
+    lang: str = "en"  # "en" | "zh-CN", from the browser's Accept-Language on page load
+    runs: RunLog = field(default_factory=RunLog)
+    run_data: dict[str, tuple[Corpus, Tokenizer]] = field(default_factory=dict)  # run name ->
+    #   the corpus and tokenizer it trained on, so "same run, one change" reuses the same data
+    next_run_name: str = ""  # the name the next finished run gets ("" -> "run N")
+    model_corpus: Corpus | None = None  # the text the model was trained on (memorisation check)
+    copy_index: CopyIndex | None = None  # built once per corpus, for model_corpus
+    copy_index_corpus: Corpus | None = None
+    plot_x: str = "step"  # the loss plot's x axis: "step" | "tokens" | "elapsed"
+    show_references: bool = False
+    references: list[ReferenceLine] = field(default_factory=list)  # of the last run
+    coach: str = ""  # the training coach's notes (markdown) of the last run
 
     def corpus_or_default(self) -> Corpus:
         return self.corpus if self.corpus is not None else default_corpus()
@@ -98,6 +114,8 @@ class Session:
         self.released = self.stop_requested = True
         self.model = self.model_tokenizer = self.attention = self.trainer_state = None
         self.history = []
+        self.runs, self.run_data = RunLog(), {}
+        self.copy_index = self.copy_index_corpus = self.model_corpus = None
         self.bundle_path = None
         shutil.rmtree(app_temp_dir() / self.id, ignore_errors=True)
 

@@ -1,7 +1,9 @@
 """Tab 2, Tokenizer: character-level or BPE, trained on the session's corpus.
 
 Shows what the tokenizer learned: the vocabulary size, characters per token, a sample of
-the corpus cut into coloured tokens and, for BPE, the first merges.
+the corpus cut into coloured tokens and, for BPE, the first merges, with the merge viewer:
+a slider steps through the first merges and a sample sentence's tokens fuse merge by merge
+(``playground.merges.tokens_after_merges``).
 """
 
 from __future__ import annotations
@@ -10,14 +12,19 @@ import html
 
 import gradio as gr
 
+from playground.i18n import t
+from playground.merges import tokens_after_merges
 from playground.plots import display_token, token_html
 from playground.tokenizer import BPE_DEFAULT_VOCAB, BPE_MAX_VOCAB, BPE_MIN_VOCAB, train_tokenizer
+from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors
 
 KINDS = [("Characters: one token per character", "char"),
          ("BPE: frequent pieces of words become tokens", "bpe")]
 SAMPLE_CHARS = 400
 SHOWN_MERGES = 20
+VIEWER_MERGES = 200  # the merge viewer steps through at most this many first merges
+VIEWER_SAMPLE = "First Citizen: Before we proceed any further, hear me speak."
 
 
 def merges_markdown(merges: list[tuple[str, str]], n: int = SHOWN_MERGES) -> str:
@@ -64,27 +71,78 @@ def train_tokenizer_handler(session: Session | None, kind: str,
     return session, summary, token_html(tokenizer.token_strs(ids)), merges
 
 
+def _code(token: str) -> str:
+    return "`" + html.escape(display_token(token, 20)).replace("`", "ˋ") + "`"
+
+
+@friendly_errors
+def show_merges(session: Session | None, sample: str, k: float) -> tuple[str, str]:
+    """The sample's tokens after the first ``k`` merges: (caption markdown, tokens HTML)."""
+    session = ensure(session)
+    tokenizer = session.tokenizer
+    if tokenizer is None:
+        return "", ""
+    if tokenizer.kind != "bpe":
+        return f"*{t('merges_char', session.lang)}*", token_html(
+            tokens_after_merges(tokenizer, sample or "", 0))
+    merges = tokenizer.merges()
+    k = min(max(int(k or 0), 0), len(merges))
+    tokens = tokens_after_merges(tokenizer, sample or "", k)
+    if k == 0:
+        caption = f"0 / {len(merges):,}: {len(tokens)} tokens (bytes)"
+    else:
+        left, right = merges[k - 1]
+        caption = t("merges_step_info", session.lang, n=f"{k:,}", total=f"{len(merges):,}",
+                    left=_code(left), right=_code(right), merged=_code(left + right))
+        caption += f" · {len(tokens)} tokens"
+    return caption, token_html(tokens)
+
+
+def setup_merges(session: Session | None, sample: str):
+    """After a tokenizer is trained: the viewer's slider range, and the sample at 0 merges.
+    Returns (slider, caption, tokens HTML)."""
+    session = ensure(session)
+    tokenizer = session.tokenizer
+    n = len(tokenizer.merges()) if tokenizer is not None and tokenizer.kind == "bpe" else 0
+    slider = gr.Slider(minimum=0, maximum=max(1, min(VIEWER_MERGES, n)), value=0,
+                       interactive=n > 0)
+    return (slider, *show_merges(session, sample, 0))
+
+
 def toggle_vocab(kind: str) -> dict:
     return gr.update(interactive=kind == "bpe")
 
 
 def build(session: gr.State) -> dict[str, gr.components.Component]:
-    gr.Markdown("A tokenizer cuts text into the pieces (tokens) the model reads and writes. "
-                "Train one on your corpus.")
+    gr.Markdown(tr("tokenizer_intro"))
     with gr.Row():
-        kind = gr.Radio(KINDS, value="char", label="Kind of tokenizer",
-                        info="Characters are simplest; BPE makes tokens of common letter groups, "
-                             "so the model sees more text at once.")
+        kind = gr.Radio(KINDS, value="char", label=tr("tokenizer_kind"),
+                        info=tr("tokenizer_kind_info"))
         vocab_size = gr.Slider(BPE_MIN_VOCAB, BPE_MAX_VOCAB, value=BPE_DEFAULT_VOCAB, step=64,
-                               label="BPE vocabulary size", interactive=False,
-                               info="How many different tokens BPE learns (only for BPE).")
-    train_btn = gr.Button("Train tokenizer", variant="primary")
+                               label=tr("vocab_size"), interactive=False,
+                               info=tr("vocab_size_info"))
+    train_btn = gr.Button(tr("tokenizer_train_button"), variant="primary")
     summary = gr.Markdown("*No tokenizer yet: press 'Train tokenizer'.*")
-    tokens = gr.HTML(label="The start of the corpus, cut into tokens (colours alternate)")
+    tokens = gr.HTML(label=tr("tokenizer_tokens"))
     merges = gr.Markdown()
+    with gr.Accordion(tr("merges_title"), open=True):
+        gr.Markdown(tr("merges_intro"))
+        with gr.Row():
+            sample = gr.Textbox(VIEWER_SAMPLE, label=tr("merges_sample"),
+                                info=tr("merges_sample_info"), scale=2)
+            step = gr.Slider(0, 1, value=0, step=1, label=tr("merges_step"),
+                             info=tr("merges_slider_info"), interactive=False, scale=2,
+                             elem_id="merge-step")
+        caption = gr.Markdown(elem_id="merge-caption")
+        fused = gr.HTML(elem_id="merge-view")
 
     kind.change(toggle_vocab, kind, vocab_size, queue=False, api_visibility="private")
     event = train_btn.click(train_tokenizer_handler, [session, kind, vocab_size],
                             [session, summary, tokens, merges], concurrency_limit=2,
                             api_name="train_tokenizer")
-    return {"summary": summary, "event": event}
+    event.success(setup_merges, [session, sample], [step, caption, fused], concurrency_limit=2,
+                  api_visibility="private")
+    gr.on([step.change, sample.submit], show_merges, [session, sample, step], [caption, fused],
+          concurrency_limit=2, trigger_mode="always_last", api_name="show_merges",
+          show_progress="hidden")
+    return {"summary": summary, "event": event, "kind": kind, "vocab_size": vocab_size}

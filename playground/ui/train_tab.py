@@ -27,7 +27,7 @@ from playground.device import describe_device, pick_device
 from playground.model import GPT, count_params, estimate_memory
 from playground.plots import loss_figure
 from playground.train import EndRecord, EvalRecord, StepRecord, prepare_data
-from playground.ui import zerogpu
+from playground.ui import lang, loss_panel, zerogpu
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 
 PUSHES_PER_S = 4
@@ -59,46 +59,11 @@ SECTIONS = {
                                        "compile"),
 }
 OPEN_SECTIONS = ("Model shape", "Optimisation")
+SECTION_KEYS = {"Model shape": "section_shape", "Architecture variants": "section_variants",
+                "Optimisation": "section_optimisation",
+                "Evaluation, data split, device": "section_evaluation"}
 ROW_WIDTH = 6  # settings per row; more squeezes their explanations
 
-INFO = {
-    "block_size": "Context length: how many tokens the model reads at once.",
-    "n_layer": "Number of Transformer blocks stacked on top of each other.",
-    "n_head": "Attention heads per block; n_embd must divide evenly among them.",
-    "n_embd": "Width: the length of each token's vector inside the model.",
-    "mlp_ratio": "The feed-forward layer is this many times wider than n_embd.",
-    "pos": "How the model knows token order: learned table, fixed sines, RoPE rotation, or none.",
-    "norm": "LayerNorm (GPT-2) or RMSNorm (Llama): keeps the numbers in a healthy range.",
-    "norm_placement": "Normalise before each sub-layer (pre, modern) or after it (post, 2017 paper).",
-    "activation": "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), SwiGLU (Llama).",
-    "dropout": "Randomly zero this share of activations while training; helps against overfitting.",
-    "bias": "Give linear layers and norms a bias term (nanoGPT leaves it out).",
-    "tie_weights": "The output layer reuses the input embedding matrix (fewer parameters).",
-    "scale_embedding": "Multiply token embeddings by sqrt(n_embd), as the 2017 paper did.",
-    "rope_base": "RoPE's base frequency; larger values suit longer contexts.",
-    "norm_eps": "A tiny number added inside the norm so it never divides by zero.",
-    "max_steps": "How many optimiser steps to train for (the run's length).",
-    "batch_size": "Sequences per step; bigger is smoother but slower per step.",
-    "grad_accum": "Split each batch into this many smaller passes to save memory.",
-    "lr": "Peak learning rate: how big a step the optimiser takes.",
-    "min_lr": "The learning rate decays to this by the end (cosine schedule).",
-    "warmup_steps": "Steps over which the learning rate ramps up from zero.",
-    "lr_decay_steps": "Steps over which it decays; 0 means over the whole run.",
-    "weight_decay": "Pulls weights gently towards zero (AdamW); a regulariser.",
-    "beta1": "AdamW momentum: how much of the last gradients to keep.",
-    "beta2": "AdamW's memory of squared gradients.",
-    "grad_clip": "Clip the gradient norm to this to avoid blow-ups; 0 turns it off.",
-    "label_smoothing": "Spread this share of the target probability over all tokens.",
-    "eval_interval": "Measure train and validation loss every this many steps.",
-    "eval_iters": "Batches averaged per measurement; more is steadier but slower.",
-    "sample_tokens": "Tokens of sample text written at each evaluation (0: none).",
-    "val_fraction": "Share of the text held out (its end) to measure validation loss.",
-    "seed": "Random seed: the same seed and settings repeat the same run.",
-    "device": "Where to train: auto picks a GPU when there is one, else the CPU.",
-    "dtype": "Number format: auto uses bfloat16 where it is fast, else float32.",
-    "compile": "torch.compile: faster steps after a slow warm-up (~30 s or more).",
-    "threads": "CPU threads for PyTorch; 0 lets PyTorch decide.",
-}
 CHOICES = {
     "pos": ["learned", "sinusoidal", "rope", "none"],
     "norm": ["layernorm", "rmsnorm"],
@@ -107,7 +72,6 @@ CHOICES = {
     "device": ["auto", "cpu", "cuda", "mps"],
     "dtype": ["auto", "float32", "bfloat16", "float16"],
 }
-LABELS = {"pos": "position encoding (pos)", "lr": "learning rate (lr)", "min_lr": "final learning rate (min_lr)"}
 
 
 # --- settings <-> configs ---------------------------------------------------------------------
@@ -312,7 +276,8 @@ def _save_bundle(session: Session) -> str:
 def train_model(session: Session | None, continue_training: bool, *values: Any,
                 chunk_seconds: float | None = None):
     """Train (or continue) a model with the settings; streams (session, plot, status, samples,
-    download button). ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in tests."""
+    download button, coach notes). ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in
+    tests. A run that ends (done or stopped) is kept in ``session.runs`` for the Compare tab."""
     session = ensure(session)
     session.run_pending = False
     if session.running:
@@ -329,12 +294,14 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     session.model_config, session.train_config = model_cfg, train_cfg
     session.attention = None
     session.running = True
+    loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
     live = list(run.history)  # records so far (a continued run starts with its past)
     samples, last_eval, end = "", None, None
     status = f"**Starting** on {corpus.name}…"
     last_push = 0.0
     try:
-        yield (session, loss_figure(live), status, samples, gr.DownloadButton(visible=False))
+        yield (session, loss_panel.figure(session, live), status, samples,
+               gr.DownloadButton(visible=False), session.coach)
         for rec in run.records():
             if session.released:  # the tab closed or the session expired: end, keep nothing
                 return  # closing run.records() ends the trainer's loop
@@ -348,17 +315,21 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
                 last_eval = rec
                 if rec.sample:
                     samples += sample_entry(rec)
+                loss_panel.coach(session, live, model_cfg, train_cfg, len(train_ids))
             elif isinstance(rec, EndRecord):
                 end = rec
             now = time.monotonic()
             if now - last_push >= 1 / PUSHES_PER_S:
                 last_push = now
-                yield (session, loss_figure(live), status, samples, gr.skip())
+                yield (session, loss_panel.figure(session, live), status, samples, gr.skip(),
+                       session.coach)
         session.history, session.trainer_state = list(run.history), run.state()
         bundle = _save_bundle(session)
         status = _end_status(end, last_eval, session.history)
-        yield (session, loss_figure(session.history), status, samples,
-               gr.DownloadButton(value=bundle, visible=True))
+        loss_panel.coach(session, session.history, model_cfg, train_cfg, len(train_ids))
+        loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg, cpt)
+        yield (session, loss_panel.figure(session, session.history), status, samples,
+               gr.DownloadButton(value=bundle, visible=True), session.coach)
     finally:
         if not session.released:
             session.history, session.trainer_state = list(run.history), run.state()
@@ -405,7 +376,7 @@ def upload_bundle(session: Session | None, path: str | None):
 # --- widgets ----------------------------------------------------------------------------------
 
 def _widget(name: str, value: Any) -> gr.components.Component:
-    label, info = LABELS.get(name, name), INFO[name]
+    label, info = lang.label(name), lang.info(name)  # translated in the browser (i18n.py)
     if name in CHOICES:
         return gr.Dropdown(CHOICES[name], value=value, label=label, info=info)
     if isinstance(value, bool):
@@ -416,16 +387,14 @@ def _widget(name: str, value: Any) -> gr.components.Component:
 
 
 def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
-    gr.Markdown("Pick a preset or change any setting, then press **Start training**. The loss "
-                "curve shows the model learning: lower is better.")
+    gr.Markdown(lang.tr("train_intro"))
     device = gr.Markdown(device_line())
     preset = gr.Dropdown([(f"{p.name}: {p.description}", p.name) for p in PAGE_PRESETS.values()],
-                         value="quick", label="Preset",
-                         info="A starting point; it fills in every setting below.")
+                         value="quick", label=lang.tr("preset"), info=lang.tr("preset_info"))
     values = dict(zip(SETTINGS, preset_values("quick")))
     widgets: dict[str, gr.components.Component] = {}
     for section, names in SECTIONS.items():
-        with gr.Accordion(section, open=section in OPEN_SECTIONS):
+        with gr.Accordion(lang.tr(SECTION_KEYS[section]), open=section in OPEN_SECTIONS):
             for start in range(0, len(names), ROW_WIDTH):
                 with gr.Row(equal_height=False):
                     for name in names[start:start + ROW_WIDTH]:
@@ -433,21 +402,22 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     settings = [widgets[name] for name in SETTINGS]
     summary = gr.Markdown()
     with gr.Row():
-        continue_training = gr.Checkbox(
-            False, label="Continue training the current model",
-            info="Keep training the model you have (trained here or uploaded); its shape "
-                 "settings stay as they are. Raise max_steps to go on.")
-        start = gr.Button("Start training", variant="primary")
-        stop = gr.Button("Stop", variant="stop")
+        continue_training = gr.Checkbox(False, label=lang.tr("continue_training"),
+                                        info=lang.tr("continue_training_info"))
+        start = gr.Button(lang.tr("start_button"), variant="primary")
+        stop = gr.Button(lang.tr("stop_button"), variant="stop")
     status = gr.Markdown("*Not trained yet.*", elem_id="train-status")
-    plot = gr.Plot(label="Loss (lower is better)", value=loss_figure([]), elem_id="loss-plot")
-    samples = gr.Textbox(label="Samples written at each evaluation", lines=8, max_lines=16,
-                         interactive=False, autoscroll=True,
-                         info="What the model writes as it learns: from noise to words.")
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=3):
+            plot = gr.Plot(label=lang.tr("loss_plot"), value=loss_figure([]), elem_id="loss-plot")
+        with gr.Column(scale=1, min_width=260):
+            coach = loss_panel.build_coach()
+    loss_panel.build_options(session, plot)
+    samples = gr.Textbox(label=lang.tr("samples_label"), lines=8, max_lines=16,
+                         interactive=False, autoscroll=True, info=lang.tr("samples_info"))
     with gr.Row():
-        download = gr.DownloadButton("Download the trained model (.zip)", visible=False)
-        upload = gr.File(label="Upload a model bundle (.zip) saved by this app",
-                         file_types=[".zip"], type="filepath")
+        download = gr.DownloadButton(lang.tr("download_button"), visible=False)
+        upload = gr.File(label=lang.tr("upload_bundle"), file_types=[".zip"], type="filepath")
 
     preset.input(preset_values, preset, settings, api_visibility="private", queue=False)
     gr.on([w.change for w in settings], describe_settings, [session, *settings], summary,
@@ -456,11 +426,13 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     start.click(reserve_run, session, session, concurrency_limit=None, trigger_mode="multiple",
                 api_visibility="private", show_progress="hidden").success(
         train_model, [session, continue_training, *settings],
-        [session, plot, status, samples, download],
+        [session, plot, status, samples, download, coach],
         concurrency_limit=concurrency_limit, concurrency_id="compute",
         show_progress_on=[status], api_name="train_model")
     stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training")
     upload.upload(upload_bundle, [session, upload],
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=None, api_name="upload_bundle")
-    return {"summary": summary, "settings": settings, "describe": describe_settings, "device": device}
+    return {"summary": summary, "settings": settings, "describe": describe_settings, "device": device,
+            "continue": continue_training, "outputs": [session, plot, status, samples, download, coach],
+            "download": download}

@@ -1,0 +1,156 @@
+"""Tab 7, Export & share: the standalone script, a push to the Hugging Face Hub, and a link to
+the page's settings.
+
+* The standalone script (``export.write_standalone_script``) is written into the session's
+  own folder and offered for download with the model bundle it loads.
+* The Hub push (``export.push_to_hub``) uploads the bundle, a model card and the script;
+  the token is used for that call only, never stored. Every failure (no model, a bad
+  repository name or token, no network) is a message in the page.
+* The link (``share.share_url``) carries the settings of every tab; opening the page with it
+  (``restore_from_link``, on page load) fills them in again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import gradio as gr
+
+from playground.export import ExportError, push_to_hub, write_standalone_script
+from playground.i18n import t
+from playground.share import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
+from playground.ui import train_tab
+from playground.ui.corpus_tab import SOURCES
+from playground.ui.lang import tr
+from playground.ui.session import Session, ensure, friendly_errors, require_model
+
+# the Corpus tab's choices and the link's corpus values (Corpus.source)
+SOURCE_OF_CHOICE = {"Tiny Shakespeare": "bundled", "Upload files": "upload", "Paste text": "paste"}
+CHOICE_OF_SOURCE = {"bundled": "Tiny Shakespeare", "hub": "Tiny Shakespeare",
+                    "upload": "Upload files", "paste": "Paste text"}
+assert set(SOURCE_OF_CHOICE) == set(SOURCES)
+
+
+@friendly_errors
+def make_script(session: Session | None) -> list[str]:
+    """The standalone script (and the bundle it loads), written into the session's folder."""
+    session = ensure(session)
+    require_model(session, "export")
+    files = [str(write_standalone_script(session.workdir()))]
+    if session.bundle_path:
+        files.append(session.bundle_path)
+    return files
+
+
+@friendly_errors
+def push(session: Session | None, repo_id: str, token: str, private: bool) -> str:
+    """Push the bundle, its model card and the script to ``repo_id``; markdown of the result."""
+    session = ensure(session)
+    require_model(session, "push")
+    if not session.bundle_path:
+        raise ExportError("The model has no saved bundle yet: let a training run finish (or "
+                          "stop it) first, then push.")
+    corpus = session.model_corpus.name if session.model_corpus is not None else ""
+    url = push_to_hub(session.bundle_path, repo_id, token, private=bool(private), corpus_name=corpus)
+    return t("hub_pushed", session.lang, url=url)
+
+
+def page_settings(source: str, kind: str, vocab_size: float, values: Sequence[Any],
+                  sampling: Sequence[Any]) -> dict[str, Any]:
+    """The page's widget values as the settings a link carries (``share.KEYS``).
+
+    ``values`` are the training tab's settings in ``train_tab.SETTINGS`` order, ``sampling``
+    the Generate tab's in ``share.SAMPLING_KEYS`` order.
+    """
+    if source not in SOURCE_OF_CHOICE:
+        raise ShareError(f"Unknown corpus choice {source!r}.")
+    settings = {"corpus": SOURCE_OF_CHOICE[source], "tokenizer": kind, "vocab_size": vocab_size,
+                **dict(zip(train_tab.SETTINGS, values)), **dict(zip(SAMPLING_KEYS, sampling))}
+    return {k: v for k, v in settings.items() if k in KEYS}
+
+
+def page_url(request: gr.Request | None) -> str:
+    """The address of the page the visitor has open (the Referer of its call), or this server's."""
+    headers = getattr(request, "headers", None) or {}
+    referer = headers.get("referer")
+    if referer:
+        return referer
+    url = str(getattr(request, "url", "") or "http://127.0.0.1:7860/")
+    return url.split("/gradio_api", 1)[0] + "/"
+
+
+@friendly_errors
+def make_link(request: gr.Request | None, source: str, kind: str, vocab_size: float,
+              *values: Any) -> str:
+    """A link to this page with every setting: ``values`` are the training tab's settings
+    then the Generate tab's sampling settings."""
+    n = len(train_tab.SETTINGS)
+    settings = page_settings(source, kind, vocab_size, values[:n], values[n:])
+    return share_url(page_url(request), settings)
+
+
+def restore_from_link(session: Session | None, request: gr.Request | None = None):
+    """On page load: fill every setting from the link's query string, if it has one.
+
+    Returns (message, corpus choice, tokenizer kind, vocab size, *training settings,
+    *sampling settings); all unchanged (``gr.skip()``) for a page opened without a link.
+    A link that cannot be used leaves the page's defaults and says why.
+    """
+    session = ensure(session)
+    n_out = 3 + len(train_tab.SETTINGS) + len(SAMPLING_KEYS)
+    query: Mapping[str, str] = dict(getattr(request, "query_params", None) or {})
+    if not any(key == "v" or key in KEYS for key in query):
+        return (gr.skip(),) * (1 + n_out)
+    try:
+        shared = decode_settings(query)
+    except ShareError as error:
+        message = t("error_bad_link", session.lang, reason=str(error))
+        return (gr.Markdown(f"**{message}**", visible=True), *(gr.skip(),) * n_out)
+    s = shared.settings
+    lines = [t("share_restored", session.lang)]
+    if shared.needs_own_text:
+        lines.append(t("share_upload_note", session.lang))
+    if shared.ignored:
+        lines.append(t("share_ignored", session.lang, names=", ".join(shared.ignored)))
+    source = CHOICE_OF_SOURCE[s["corpus"]] if not shared.needs_own_text else gr.skip()
+    return (gr.Markdown("**" + " ".join(lines) + "**", visible=True), source, s["tokenizer"],
+            s["vocab_size"], *[s[k] for k in train_tab.SETTINGS], *[s[k] for k in SAMPLING_KEYS])
+
+
+def build(session: gr.State) -> dict[str, Any]:
+    gr.Markdown(tr("export_intro"))
+    with gr.Group():
+        gr.Markdown(tr("export_script_info"))
+        script_button = gr.Button(tr("export_script_make"))
+        files = gr.File(label=tr("export_script_file"), file_count="multiple", interactive=False,
+                        elem_id="export-files")
+    with gr.Accordion(tr("hub_title"), open=True):
+        with gr.Row():
+            repo = gr.Textbox(label=tr("hub_repo"), info=tr("hub_repo_info"),
+                              placeholder="your-name/tiny-shakespeare", elem_id="hub-repo")
+            token = gr.Textbox(label=tr("hub_token"), info=tr("hub_token_info"), type="password",
+                               elem_id="hub-token")
+            private = gr.Checkbox(False, label=tr("hub_private"), info=tr("hub_private_info"))
+        push_button = gr.Button(tr("hub_push_button"))
+        pushed = gr.Markdown(elem_id="hub-result")
+    with gr.Accordion(tr("share_title"), open=True):
+        gr.Markdown(tr("share_intro"))
+        link_button = gr.Button(tr("share_button"), elem_id="share-button")
+        link = gr.Textbox(label=tr("share_link"), info=tr("share_link_info"), interactive=False,
+                          buttons=["copy"], elem_id="share-link")
+
+    script_button.click(make_script, session, files, concurrency_limit=2, api_name="export_script")
+    push_button.click(push, [session, repo, token, private], pushed, concurrency_limit=2,
+                      api_name="push_to_hub", api_visibility="private")
+    return {"link_button": link_button, "link": link}
+
+
+def wire(export: dict[str, Any], session: gr.State, demo: gr.Blocks, message: gr.Markdown,
+         source: gr.Radio, kind: gr.Radio, vocab_size: gr.Slider, settings: list,
+         sampling: list) -> None:
+    """The link button reads every tab's widgets; the page load restores them from a link."""
+    export["link_button"].click(make_link, [source, kind, vocab_size, *settings, *sampling],
+                                export["link"], concurrency_limit=None, api_name="share_link")
+    demo.load(restore_from_link, session,
+              [message, source, kind, vocab_size, *settings, *sampling],
+              api_visibility="private")

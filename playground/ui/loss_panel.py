@@ -1,0 +1,111 @@
+"""The training tab's extras: reference lines and x axis of the loss plot, the training coach,
+and keeping every finished run for the Compare tab.
+
+``train_tab.train_model`` calls ``begin`` when a run starts, ``figure`` for every plot it
+pushes, ``coach`` at each evaluation and ``finish`` when the run ends; the widgets of this
+panel (``build``) only change how the session's history is drawn.
+
+>>> s = Session()
+>>> set_plot_options(s, "tokens", True)[0].plot_x
+'tokens'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gradio as gr
+import torch
+
+from playground.coach import coach_notes
+from playground.config import ModelConfig, TrainConfig
+from playground.corpus import Corpus
+from playground.i18n import t
+from playground.model import count_params
+from playground.plots import loss_figure
+from playground.reference import axis_key, reference_lines, unigram_entropy
+from playground.runs import RunRecord
+from playground.tokenizer import Tokenizer
+from playground.ui.lang import tr
+from playground.ui.session import Session, ensure
+
+X_CHOICES = [("steps", "step"), ("tokens seen", "tokens"), ("seconds", "elapsed")]
+
+
+def figure(session: Session, history: Sequence[dict[str, Any]]):
+    """The loss figure of ``history`` with the session's x axis and reference lines."""
+    refs = session.references if session.show_references else ()
+    return loss_figure(history, x=session.plot_x, references=refs)
+
+
+def set_plot_options(session: Session | None, x: str, show_references: bool):
+    """The x axis or the reference checkbox changed: (session, redrawn figure).
+
+    While a run goes, the next live update draws with the new options, so nothing is sent.
+    """
+    session = ensure(session)
+    session.plot_x, session.show_references = axis_key(x or "step"), bool(show_references)
+    if session.running:
+        return session, gr.skip()
+    return session, figure(session, session.history)
+
+
+def begin(session: Session, corpus: Corpus, tokenizer: Tokenizer, train_ids: torch.Tensor,
+          vocab_size: int) -> None:
+    """At the start of a run: the reference levels for its corpus and tokenizer."""
+    ids = train_ids.numpy() if isinstance(train_ids, torch.Tensor) else train_ids
+    session.references = reference_lines(vocab_size, ids, corpus.source, tokenizer.kind,
+                                         lang=session.lang)
+    session.model_corpus = corpus
+    session.coach = ""
+
+
+def coach(session: Session, history: Sequence[dict[str, Any]], model_cfg: ModelConfig,
+          train_cfg: TrainConfig, train_tokens: int) -> str:
+    """The coach's notes as markdown (also kept in ``session.coach``)."""
+    unigram = next((r.value for r in session.references if r.key == "unigram"), None)
+    notes = coach_notes(history, vocab_size=model_cfg.vocab_size, n_params=count_params(model_cfg),
+                        train_tokens=train_tokens, config=train_cfg, model_config=model_cfg,
+                        unigram=unigram, lang=session.lang)
+    title = f"**{t('coach_title', session.lang)}**"
+    if not notes:
+        body = t("coach_none", session.lang)
+    else:
+        seen, tried = t("coach_seen", session.lang), t("coach_try", session.lang)
+        body = "\n".join(f"- **{seen}:** {n.seen}  \n  **{tried}:** {n.advice}" for n in notes)
+    session.coach = f"{title}  \n{body}"
+    return session.coach
+
+
+def finish(session: Session, corpus: Corpus, tokenizer: Tokenizer, model_cfg: ModelConfig,
+           train_cfg: TrainConfig, chars_per_token: float) -> RunRecord | None:
+    """Keep the run that just ended (done or stopped) for the Compare tab."""
+    if not session.history:
+        return None
+    run = RunRecord.create(session.next_run_name, model_cfg, train_cfg, tokenizer.kind,
+                           session.history, chars_per_token=chars_per_token,
+                           corpus_name=corpus.name, corpus_source=corpus.source,
+                           n_params=count_params(model_cfg))
+    session.runs.add(run)
+    session.next_run_name = ""
+    session.run_data = {name: data for name, data in session.run_data.items()
+                        if name in session.runs.names()}
+    session.run_data[run.name] = (corpus, tokenizer)
+    return run
+
+
+def build_coach() -> gr.Markdown:
+    """The coach's notes, beside the loss plot."""
+    return gr.Markdown(f"**{t('coach_title')}**  \n{t('coach_none')}", elem_id="coach-notes",
+                       container=True)
+
+
+def build_options(session: gr.State, plot: gr.Plot) -> None:
+    """The plot options, under the plot: reference lines and the x axis."""
+    with gr.Row():
+        show = gr.Checkbox(False, label=tr("show_references"), info=tr("show_references_info"),
+                           elem_id="show-references")
+        x = gr.Radio(X_CHOICES, value="step", label=tr("x_axis"), info=tr("plot_x_info"),
+                     elem_id="plot-x")
+    gr.on([show.change, x.change], set_plot_options, [session, x, show], [session, plot],
+          concurrency_limit=None, api_visibility="private", show_progress="hidden")

@@ -1,0 +1,304 @@
+"""Issue 7's features in the page, called as plain handlers with a tiny model: compare runs
+and one change, reference lines and x axis, the coach, the memorisation check, the merge
+viewer, export and Hub push, shareable links, the two languages."""
+
+import json
+import math
+from pathlib import Path
+
+import gradio as gr
+import pytest
+
+from playground.corpus import from_text
+from playground.i18n import EN, ZH_CN
+from playground.runs import RunRecord
+from playground.share import decode_settings
+from playground.ui import (compare_tab, corpus_tab, export_tab, generate_tab, loss_panel,
+                           tokenizer_tab, train_tab)
+from playground.ui.app import build_demo
+from playground.ui.lang import detect_language
+from playground.ui.session import Session, app_temp_dir
+
+TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
+            batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=0,
+            device="cpu", dtype="float32", seed=7)
+SAMPLING = ["JULIET:", 50, 0.5, 5, 0.9, 3]  # prompt, max_new_tokens, temperature, top_k, top_p, seed
+
+
+def settings(**changes):
+    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
+    values.update(TINY, **changes)
+    return [values[name] for name in train_tab.SETTINGS]
+
+
+def train(session, **changes):
+    return list(train_tab.train_model(session, False, *settings(**changes)))[-1]
+
+
+@pytest.fixture
+def ready(tiny_text):
+    session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
+    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    return session
+
+
+# --- 1. compare runs and "same run, one change" -------------------------------------------
+
+def test_every_finished_run_is_kept_and_compared(ready):
+    train(ready)
+    train(ready, lr=0.01)
+    assert ready.runs.names() == ["run 1", "run 2"]
+    assert ready.runs.runs[1].train_config["lr"] == 0.01
+    assert ready.run_data["run 1"] == (ready.corpus, ready.tokenizer)
+
+    boxes, base = compare_tab.refresh_runs(ready, [])
+    assert boxes.value == ["run 1", "run 2"] and base.value == "run 2"
+    figure, note, table = compare_tab.compare_runs(ready, ["run 1", "run 2"], "tokens")
+    assert [trace.name for trace in figure.data] == ["run 1", "run 2"]
+    evals = [r for r in ready.runs.runs[1].history if "val_loss" in r]
+    assert list(figure.data[1].x) == [r["tokens"] for r in evals]
+    assert list(figure.data[1].y) == [r["val_loss"] for r in evals]
+    assert note == ""  # one tokenizer: compared in loss per token
+    assert table.headers == ["setting", "run 1", "run 2"]
+    rows = {row[0]: row[1:] for row in table.value["data"]}
+    assert rows["lr"] == ["0.003", "0.01"] and "n_layer" not in rows
+    assert rows["steps"] == ["6", "6"]
+
+
+def test_runs_with_different_tokenizers_compare_in_bits_per_character(ready):
+    train(ready)
+    tokenizer_tab.train_tokenizer_handler(ready, "bpe", 300)
+    train(ready)
+    figure, note, table = compare_tab.compare_runs(ready, ["run 1", "run 2"], "step")
+    assert "bits per character" in note
+    bpe_evals = [r for r in ready.runs.runs[1].history if "val_loss" in r]
+    assert list(figure.data[1].y) == [r["val_bpc"] for r in bpe_evals]
+    rows = {row[0]: row[1:] for row in table.value["data"]}
+    assert rows["tokenizer"] == ["char", "bpe"]
+
+
+def test_one_change_trains_the_same_run_with_one_setting_changed(ready):
+    train(ready, pos="learned")
+    first = ready.runs.runs[0]
+    # the visitor moves on to another text; the one-change run must use the first run's data
+    corpus_tab.use_corpus(ready, "Paste text", None, "Something else entirely. " * 40)
+    assert [str(v) for v in compare_tab.value_choices(ready, "run 1", "pos").choices[0]] == [
+        "sinusoidal", "sinusoidal"]
+    out = compare_tab.prepare_one_change(ready, "run 1", "pos", "rope")
+    session, continue_box, values, tabs = out[0], out[1], out[2:-1], out[-1]
+    assert continue_box is False and tabs.selected == "train" and session.run_pending is True
+    changed = dict(zip(train_tab.SETTINGS, values))
+    assert changed["pos"] == "rope"
+    assert {k: v for k, v in changed.items() if k != "pos"} == {
+        k: v for k, v in {**first.model_config, **first.train_config}.items()
+        if k in changed and k != "pos"}
+    assert session.corpus is ready.run_data["run 1"][0]
+
+    list(train_tab.train_model(session, False, *values))  # the training tab's own handler
+    assert session.runs.names() == ["run 1", "run 1, pos=rope"]
+    diff = compare_tab.comparison_table(session.runs.runs)[1]
+    assert [row[0] for row in diff if row[0] in train_tab.SETTINGS] == ["pos"]
+    assert diff[0] == ["pos", "learned", "rope"]
+
+
+def test_one_change_refuses_what_cannot_be_done(ready):
+    train(ready)
+    with pytest.raises(gr.Error, match="already has pos='learned'"):
+        compare_tab.prepare_one_change(ready, "run 1", "pos", "learned")
+    with pytest.raises(gr.Error, match="No run is called 'run 9'"):
+        compare_tab.prepare_one_change(ready, "run 9", "pos", "rope")
+    ready.running = True
+    with pytest.raises(gr.Error, match="already going"):
+        compare_tab.prepare_one_change(ready, "run 1", "pos", "rope")
+    assert ready.next_run_name == ""
+
+
+# --- 2. reference lines and x axis; 3. the coach -------------------------------------------
+
+def test_reference_lines_and_x_axis(ready):
+    train(ready)
+    session, figure = loss_panel.set_plot_options(ready, "tokens", True)
+    names = [trace.name for trace in figure.data]
+    vocab = ready.tokenizer.vocab_size
+    assert names[:2] == ["train", "validation"]
+    assert names[2] == f"uniform guess (ln {vocab} = {math.log(vocab):.2f})"
+    assert names[3].startswith("unigram entropy (")
+    assert len(names) == 4  # pasted text: no nanoGPT line
+    assert list(figure.data[2].y) == [pytest.approx(math.log(vocab))] * 2
+    steps = [r for r in ready.history if r.get("kind") == "step"]
+    assert list(figure.data[0].x) == [r["tokens"] for r in steps]
+    _, figure = loss_panel.set_plot_options(ready, "elapsed", False)
+    assert len(figure.data) == 2 and figure.layout.xaxis.title.text == "seconds"
+
+
+def test_nanogpt_line_for_tiny_shakespeare_characters(shakespeare_text):
+    session = Session()
+    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    ids = session.tokenizer.encode_array(shakespeare_text[:1000])
+    loss_panel.begin(session, session.corpus_or_default(), session.tokenizer, ids, 65)
+    assert [r.key for r in session.references] == ["uniform", "unigram", "nanogpt"]
+    assert session.references[2].value == pytest.approx(1.4697)
+
+
+def test_coach_notes_stream_with_the_run_and_stay_after(ready):
+    # ~100,000 parameters for ~7,200 training tokens: the coach flags the model's size
+    updates = list(train_tab.train_model(ready, False, *settings(n_layer=2, n_embd=64)))
+    assert all(len(u) == 6 for u in updates)
+    assert updates[-1][5] == ready.coach and ready.coach.startswith("**Training coach**")
+    # a model with far more parameters than training tokens gets the "params" note
+    assert "parameters per token" in ready.coach
+    model_cfg, train_cfg = train_tab.configs_from_settings(settings(n_layer=2, n_embd=64),
+                                                           ready.tokenizer.vocab_size)
+    stuck = [{"kind": "step", "step": s, "tokens": 64 * s, "loss": 4.0} for s in range(1, 301)]
+    ready.lang = "zh-CN"
+    text = loss_panel.coach(ready, stuck, model_cfg, train_cfg, 10**9)
+    assert text.startswith("**训练教练**") and "均匀猜测" in text
+
+
+# --- 4. memorisation check -----------------------------------------------------------------
+
+def test_memorisation_check_highlights_copies_and_caches_the_index(ready, tiny_text):
+    train(ready)
+    copied = tiny_text[100:160]
+    ready.last_prompt, ready.last_text = "<b>", "<b>" + copied + "zqzqzqzq"
+    session, view = generate_tab.check_copies(ready, 20)
+    assert f"{len(copied)} of {len(copied) + 8} characters" in view
+    assert f'>{__import__("html").escape(copied)}</mark>' in view
+    assert view.count("<mark") == 1 and "&lt;b&gt;" in view and "<b>" not in view.split("</p>")[1]
+    index = session.copy_index
+    assert index is not None and session.copy_index_corpus is ready.corpus
+    generate_tab.check_copies(ready, 40)
+    assert session.copy_index is index  # built once per corpus, not per request
+    ready.last_text = "<b>" + "qxqxqxqxqxqxqxqxqxqxqxqxqx"
+    _, view = generate_tab.check_copies(ready, 20)
+    assert "No span of 20 or more characters" in view and "<mark" not in view
+    with pytest.raises(gr.Error, match="from 8 to 200"):
+        generate_tab.check_copies(ready, 4)
+
+
+def test_memorisation_after_a_real_generation(ready):
+    train(ready)
+    outs = list(generate_tab.generate_text(ready, "First", 40, 0.0, 0, 1.0, 1))
+    session, view = generate_tab.check_copies(ready, 8)
+    assert view.startswith('<p class="memo-report">') and "copy-view" in view
+
+
+# --- 5. BPE merge viewer -------------------------------------------------------------------
+
+def test_merge_viewer_steps_through_merges(ready):
+    tokenizer_tab.train_tokenizer_handler(ready, "bpe", 300)
+    slider, caption, view = tokenizer_tab.setup_merges(ready, "the king")
+    merges = ready.tokenizer.merges()
+    assert slider.maximum == min(len(merges), tokenizer_tab.VIEWER_MERGES) and slider.value == 0
+    assert view.count("<span title=") == len("the king")
+    caption, view = tokenizer_tab.show_merges(ready, "the king", 3)
+    left, right = merges[2]
+    assert caption.startswith("Merge 3 of ") and f"becomes `{left + right}`" in caption
+    caption_all, view_all = tokenizer_tab.show_merges(ready, "the king", 10**6)
+    assert view_all.count("<span title=") == len(ready.tokenizer.encode("the king"))
+    tokenizer_tab.train_tokenizer_handler(ready, "char", 512)
+    caption, _ = tokenizer_tab.show_merges(ready, "the king", 3)
+    assert "learns no merges" in caption
+
+
+# --- 6. export -----------------------------------------------------------------------------
+
+def test_standalone_script_and_bundle_for_download(ready):
+    with pytest.raises(gr.Error, match="no model to export"):
+        export_tab.make_script(Session())
+    train(ready)
+    files = export_tab.make_script(ready)
+    assert [Path(f).name for f in files] == ["generate_standalone.py", Path(ready.bundle_path).name]
+    assert all(Path(f).parent == app_temp_dir() / ready.id for f in files)
+    assert "def generate(" in Path(files[0]).read_text()
+
+
+def test_hub_push_errors_are_messages(ready, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    train(ready)
+    with pytest.raises(gr.Error, match="token with write access"):
+        export_tab.push(ready, "alice/tiny", "", False)
+    with pytest.raises(gr.Error, match="must look like user/name"):
+        export_tab.push(ready, "not a repo", "hf_x", False)
+    with pytest.raises(gr.Error) as info:
+        export_tab.push(ready, "alice/tiny", "hf_abc", False)  # offline here
+    assert "Hub" in info.value.message and "Traceback" not in info.value.message
+
+
+def test_hub_push_uploads_bundle_card_and_script(ready, monkeypatch):
+    train(ready)
+    calls = []
+
+    class FakeApi:
+        def create_repo(self, repo_id, **kwargs):
+            calls.append(("create", repo_id))
+
+        def create_commit(self, repo_id, operations, **kwargs):
+            calls.append(("commit", repo_id, sorted(op.path_in_repo for op in operations)))
+
+    real = export_tab.push_to_hub
+    monkeypatch.setattr(export_tab, "push_to_hub",
+                        lambda *a, **k: real(*a, **k, api=FakeApi()))
+    assert export_tab.push(ready, "alice/tiny", "hf_abc", True) == \
+        "Uploaded to https://huggingface.co/alice/tiny."
+    assert calls == [("create", "alice/tiny"),
+                     ("commit", "alice/tiny", ["README.md", "generate_standalone.py", "model.zip"])]
+
+
+# --- 7. shareable settings -----------------------------------------------------------------
+
+def test_link_round_trip_restores_every_setting():
+    values = settings(n_layer=3, pos="rope", lr=0.003)
+    request = gr.Request(headers={"referer": "http://127.0.0.1:7860/?old=1"})
+    link = export_tab.make_link(request, "Tiny Shakespeare", "bpe", 1024, *values, *SAMPLING)
+    assert link.startswith("http://127.0.0.1:7860/?v=1&tokenizer=bpe&vocab_size=1024")
+    assert "old=1" not in link
+    query = dict(p.split("=", 1) for p in link.split("?", 1)[1].split("&"))
+    restored = export_tab.restore_from_link(Session(), gr.Request(query_params=decode_query(query)))
+    message, source, kind, vocab = restored[:4]
+    assert message.visible is True and "Settings restored" in message.value
+    assert (source, kind, vocab) == ("Tiny Shakespeare", "bpe", 1024)
+    n = len(train_tab.SETTINGS)
+    assert dict(zip(train_tab.SETTINGS, restored[4:4 + n])) == {
+        k: type(v)(v) if not isinstance(v, bool) else v
+        for k, v in dict(zip(train_tab.SETTINGS, values)).items()}
+    assert list(restored[4 + n:]) == SAMPLING
+
+
+def decode_query(pairs):
+    from urllib.parse import unquote_plus
+    return {k: unquote_plus(v) for k, v in pairs.items()}
+
+
+def test_links_with_own_text_bad_values_or_none():
+    assert export_tab.restore_from_link(Session(), gr.Request(query_params={})) == (
+        gr.skip(),) * (4 + len(train_tab.SETTINGS) + 6)
+    own = export_tab.restore_from_link(Session(), gr.Request(query_params={"v": "1", "corpus": "paste"}))
+    assert "must upload or paste the same text" in own[0].value and own[1] == gr.skip()
+    bad = export_tab.restore_from_link(Session(), gr.Request(query_params={"v": "1", "n_layer": "lots"}))
+    assert "n_layer must be a whole number" in bad[0].value
+    assert all(u == gr.skip() for u in bad[1:])
+    with pytest.raises(gr.Error, match="Unknown corpus choice"):
+        export_tab.make_link(None, "My diary", "char", 512, *settings(), *SAMPLING)
+
+
+# --- 8. two languages ----------------------------------------------------------------------
+
+def test_language_from_the_browser_and_translations_in_the_page():
+    session = detect_language(Session(), gr.Request(headers={"accept-language": "zh-CN,zh;q=0.9"}))
+    assert session.lang == "zh-CN"
+    assert detect_language(Session(), gr.Request(headers={})).lang == "en"
+    demo = build_demo()
+    keys = set()
+    for block in demo.blocks.values():
+        for attr in ("label", "info", "value", "placeholder"):
+            value = getattr(block, attr, None)
+            if isinstance(value, gr.i18n.I18nData):
+                keys.add(value.key)
+            elif isinstance(value, str) and value.startswith("__i18n__"):  # buttons, markdown
+                keys.add(json.loads(value[len("__i18n__"):])["key"])
+    assert {"tab_compare", "label_n_layer", "info_n_layer", "memo_min_chars", "merges_step",
+            "hub_token", "share_button", "show_references", "language_note"} <= keys
+    assert keys <= set(EN) and keys <= set(ZH_CN)
+    # every training setting's label and explanation goes through the translator
+    assert all(f"label_{name}" in keys and f"info_{name}" in keys for name in train_tab.SETTINGS)
