@@ -6,6 +6,7 @@ names with ``..``, attempts to read server files, and where the app writes.
 """
 
 import io
+import json
 import os
 import pickle
 import tempfile
@@ -280,9 +281,11 @@ def test_an_upload_named_with_dots_and_slashes_lands_inside_the_temp_folder(serv
 
 
 def the_download(outputs):
-    """The one file among train_model's outputs (the Download button's)."""
-    (found,) = [o for o in outputs if isinstance(o, dict) and "path" in o
-                or isinstance(o, str) and o.endswith(".zip") and os.path.isfile(o)]
+    """The one file among train_model's outputs (the Download button's update carries it)."""
+    values = [o.get("value") if isinstance(o, dict) and o.get("__type__") == "update" else o
+              for o in outputs]
+    (found,) = [v for v in values if isinstance(v, dict) and "path" in v
+                or isinstance(v, str) and v.endswith(".zip") and os.path.isfile(v)]
     return found
 
 
@@ -306,3 +309,105 @@ def test_everything_the_app_writes_or_returns_is_inside_its_temp_folder(served, 
     # nothing anywhere else: the working folder is empty, tmp_path holds only what we made
     assert files_under(Path.cwd()) == set()
     assert {p.name for p in tmp_path.iterdir()} == {"cwd", "inputs", "gradio", "downloads"}
+
+
+# --- settings at their extremes -----------------------------------------------------------------
+
+NUMERIC = [name for name, value in zip(train_tab.SETTINGS, train_tab.preset_values("tiny"))
+           if isinstance(value, (int, float)) and not isinstance(value, bool)]
+# the settings for which 0 is a meaningful value (off, none, or "let PyTorch decide")
+ZERO_ALLOWED = {"dropout", "min_lr", "warmup_steps", "lr_decay_steps", "weight_decay", "beta1",
+                "beta2", "grad_clip", "label_smoothing", "sample_tokens", "seed", "threads"}
+EXTREMES = [-1, -1e9, 1e30, 10**40, float("nan"), float("inf"), float("-inf"), "abc", "", None]
+
+
+class Started(Exception):
+    """Raised where a run would build its model: the settings passed every check."""
+
+
+@pytest.fixture
+def nothing_may_start(monkeypatch):
+    """Record (and stop) any run that gets as far as building a model."""
+    started = []
+
+    def new_model(*args):
+        started.append("model")
+        raise Started
+
+    monkeypatch.setattr(train_tab, "_new_model", new_model)
+    return started
+
+
+@pytest.fixture(scope="module")
+def ready_session_factory():
+    from playground.ui import corpus_tab, tokenizer_tab
+
+    def make():
+        session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, "hello world, " * 80)
+        tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+        return session
+    return make
+
+
+def test_the_numeric_settings_are_the_expected_ones():
+    assert len(NUMERIC) == 26 and ZERO_ALLOWED < set(NUMERIC)
+
+
+@pytest.mark.parametrize("name", NUMERIC)
+def test_every_numeric_setting_at_its_extremes_is_refused_before_any_work(
+        name, nothing_may_start, ready_session_factory):
+    session = ready_session_factory()
+    for value in EXTREMES + [0]:
+        values = dict(zip(train_tab.SETTINGS, settings()))
+        values[name] = value
+        with pytest.raises(gr.Error) as info:
+            list(train_tab.train_model(session, False, *[values[k] for k in train_tab.SETTINGS]))
+        if nothing_may_start:  # it got through every check to building the model
+            assert value == 0 and name in ZERO_ALLOWED, f"{name}={value!r} was accepted"
+            nothing_may_start.clear()
+            continue
+        assert name in info.value.message, (value, info.value.message)  # says which setting
+        assert session.model is None and not session.running
+
+
+def test_a_model_bigger_than_the_free_memory_is_refused_before_it_is_built(
+        monkeypatch, nothing_may_start, ready_session_factory):
+    session = ready_session_factory()
+    huge = settings(n_layer=256, n_embd=65536, n_head=256, block_size=65536, batch_size=65536)
+    with pytest.raises(gr.Error, match="of memory to train, but only .* is free"):
+        list(train_tab.train_model(session, False, *huge))
+    # and a tiny model on a machine with 1 KB free
+    monkeypatch.setattr(train_tab, "available_memory", lambda device: 2**10)
+    with pytest.raises(gr.Error, match="Make it smaller"):
+        list(train_tab.train_model(session, False, *settings()))
+    assert nothing_may_start == [] and session.model is None
+
+
+def test_numbers_that_are_not_numbers_are_refused_through_the_api(served):
+    """What gradio_client cannot even send (NaN, infinity) goes as raw JSON."""
+    demo, url, client, _ = served
+    client.predict("Paste text", None, "hello world, " * 80, api_name="/use_corpus")
+    client.predict("char", 512, api_name="/train_tokenizer")
+    lr, n_embd = train_tab.SETTINGS.index("lr") + 1, train_tab.SETTINGS.index("n_embd") + 1
+    for position, value, message in [(lr, "abc", "Expected a `float"), (n_embd, [3], "Expected a `float"),
+                                     (lr, -1, "less than minimum value 0"), (lr, 1e30, "lr must be between")]:
+        args = [False, *settings()]
+        args[position] = value
+        with pytest.raises(AppError, match=message):
+            client.predict(*args, api_name="/train_model")
+    index = next(i for i, fn in demo.fns.items() if fn.api_name == "train_model")
+    for position, literal, message in [(lr, "NaN", "lr must be a number, got nan"),
+                                       (lr, "Infinity", "lr must be between"),
+                                       (n_embd, "NaN", "cannot convert float NaN")]:
+        data = [None, False, *settings()]  # the session's State goes as null
+        data[position + 1] = "__X__"
+        body = json.dumps({"data": data, "fn_index": index, "session_hash": client.session_hash,
+                           "event_data": None, "trigger_id": None}).replace('"__X__"', literal)
+        event = httpx.post(f"{url}gradio_api/queue/join", content=body,
+                           headers={"content-type": "application/json"}).json()["event_id"]
+        with httpx.stream("GET", f"{url}gradio_api/queue/data",
+                          params={"session_hash": client.session_hash}, timeout=60) as stream:
+            ends = [json.loads(line[5:]) for line in stream.iter_lines()
+                    if line.startswith("data:") and '"process_completed"' in line]
+        (end,) = [e for e in ends if e["event_id"] == event]
+        assert end["success"] is False and message in end["output"]["error"], end

@@ -55,7 +55,11 @@ def end_session(demo: gr.Blocks, session_hash: str | None) -> None:
     files go. (Gradio alone would keep a closed tab's state for an hour, whatever its TTL.)"""
     app = demo.server_app
     if app is not None and session_hash and session_hash in app.state_holder:
-        app.state_holder.delete_state(session_hash)  # calls release_session on its Session
+        holder = app.state_holder
+        holder.delete_state(session_hash)  # calls release_session on its Session
+        with holder.lock:  # and Gradio's per-tab copy of the page's config (about 1 MB here)
+            holder.session_data.pop(session_hash, None)
+            holder.time_last_used.pop(session_hash, None)
 
 
 def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
@@ -128,6 +132,9 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         theme=gr.themes.Soft(), footer_links=["gradio", "settings"],
         i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
+        # Say why Gradio refused an input (an API caller's "abc" for a number); our handlers
+        # turn their own unexpected errors into a generic line first (session.friendly_errors).
+        show_error=True,
     )
     options.update(kwargs)
     options.update(LOCKED_DOWN)

@@ -20,7 +20,8 @@ from playground.config import ConfigError
 from playground.i18n import t
 from playground.plots import compare_figure
 from playground.reference import axis_key
-from playground.runs import ABLATIONS, RunRecord, alternatives, compare_unit, one_change, settings_diff, val_curves
+from playground.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, alternatives, compare_unit,
+                             one_change, settings_diff, val_curves)
 from playground.ui import train_tab
 from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
@@ -117,7 +118,7 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     train_tab.reserve_run(session)  # refuses while a run goes
     corpus, tokenizer = session.run_data[base]
     session.corpus, session.tokenizer, session.tokenizer_corpus = corpus, tokenizer, corpus
-    changed = getattr(model_cfg, setting, None) if hasattr(model_cfg, setting) else getattr(train_cfg, setting)
+    changed = getattr(model_cfg if setting in MODEL_FIELDS else train_cfg, setting)
     session.next_run_name = f"{base}, {setting}={changed}"
     values = ([getattr(model_cfg, f) for f in train_tab.MODEL_SETTINGS]
               + [getattr(train_cfg, f) for f in train_tab.TRAIN_SETTINGS])

@@ -21,7 +21,7 @@ from playground.i18n import t
 from playground.share import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
-from playground.ui.lang import tr
+from playground.ui.lang import detect_language, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 
 # the Corpus tab's choices and the link's corpus values (Corpus.source)
@@ -96,7 +96,7 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     *sampling settings); all unchanged (``gr.skip()``) for a page opened without a link.
     A link that cannot be used leaves the page's defaults and says why.
     """
-    session = ensure(session)
+    session = detect_language(session, request)  # the language load may not have run yet
     n_out = 3 + len(train_tab.SETTINGS) + len(SAMPLING_KEYS)
     query: Mapping[str, str] = dict(getattr(request, "query_params", None) or {})
     if not any(key == "v" or key in KEYS for key in query):
@@ -119,11 +119,10 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
 
 def build(session: gr.State) -> dict[str, Any]:
     gr.Markdown(tr("export_intro"))
-    with gr.Group():
-        gr.Markdown(tr("export_script_info"))
-        script_button = gr.Button(tr("export_script_make"))
-        files = gr.File(label=tr("export_script_file"), file_count="multiple", interactive=False,
-                        elem_id="export-files")
+    gr.Markdown(tr("export_script_info"))
+    script_button = gr.Button(tr("export_script_make"), elem_id="export-script")
+    files = gr.File(label=tr("export_script_file"), file_count="multiple", interactive=False,
+                    height=140, elem_id="export-files")
     with gr.Accordion(tr("hub_title"), open=True):
         with gr.Row():
             repo = gr.Textbox(label=tr("hub_repo"), info=tr("hub_repo_info"),

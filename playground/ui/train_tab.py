@@ -363,6 +363,7 @@ def upload_bundle(session: Session | None, path: str | None):
     session.model_config, session.train_config = bundle.model_config, bundle.train_config
     session.history, session.trainer_state = bundle.history, bundle.trainer_state
     session.attention = None
+    session.references, session.model_corpus = [], None  # the bundle's text is not known here
     step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
     values = ([getattr(bundle.model_config, f) for f in MODEL_SETTINGS]
               + [getattr(bundle.train_config, f) for f in TRAIN_SETTINGS])

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from playground.i18n import EN
+
 pytestmark = pytest.mark.e2e
 
 SMALL = {"block_size": 32, "n_layer": 1, "n_head": 2, "n_embd": 32, "batch_size": 8,
@@ -24,8 +26,8 @@ def open_tab(page, name):
 def fill(page, values):
     """Type settings into the training tab's number boxes (opening their sections)."""
     page.get_by_text("Evaluation, data split, device").click()  # a closed accordion
-    for label, value in values.items():
-        box = page.get_by_label(label, exact=True)
+    for name, value in values.items():
+        box = page.get_by_label(EN[f"label_{name}"], exact=True)
         box.fill(str(value))
         box.press("Tab")
 
@@ -38,6 +40,14 @@ def loss_points(page) -> int:
     }""")
 
 
+def trace_names(page, plot_id) -> list:
+    """The names of the traces of a plotly.js figure in the page."""
+    return page.evaluate("""(id) => {
+        const plot = document.querySelector('#' + id + ' .js-plotly-plot');
+        return plot && plot.data ? plot.data.map(t => t.name) : [];
+    }""", plot_id)
+
+
 def status(page) -> str:
     return page.locator("#train-status").inner_text()
 
@@ -46,6 +56,17 @@ def wait_status(page, pattern, timeout=120_000):
     page.wait_for_function(
         "([pattern]) => new RegExp(pattern).test(document.querySelector('#train-status').innerText)",
         arg=[pattern], timeout=timeout)
+
+
+def pick(page, elem_id, option):
+    """Choose ``option`` in a Gradio dropdown: type it to filter the list, then click it."""
+    from playwright.sync_api import expect
+
+    box = page.locator(f"#{elem_id} input")
+    box.click()
+    box.fill(option)
+    page.get_by_role("option", name=option, exact=True).click()
+    expect(box).to_have_value(option)
 
 
 def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, tmp_path):
@@ -80,7 +101,17 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     assert loss_points(page) == steps
     assert any(0 < n < steps for n in counts), "the plot never showed a run in progress"
     expect(page.get_by_role("button", name="Download the trained model (.zip)")).to_be_visible()
+    expect(page.locator("#coach-notes")).to_contain_text("Training coach")
+    # what good looks like: the reference lines join the plot, the x axis counts tokens
+    page.get_by_label("Show reference lines").check()
+    page.wait_for_function("() => document.querySelector('#loss-plot .js-plotly-plot').data.length == 5")
+    names = trace_names(page, "loss-plot")
+    assert names[2].startswith("uniform guess (ln 65") and names[4].startswith("nanoGPT baby GPT (1.47")
+    page.get_by_label("tokens seen").first.check()
+    page.wait_for_function("() => document.querySelector('#loss-plot .js-plotly-plot')"
+                           ".layout.xaxis.title.text == 'tokens seen'")
     page.screenshot(path=screenshot_dir / "3-training.png", full_page=True)
+    page.get_by_label("steps", exact=True).first.check()
 
     # continue it as a long run: a second Start is refused, Stop ends it and keeps the model
     page.get_by_label("Continue training the current model").check()
@@ -103,6 +134,9 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     output = page.locator("#generated-text textarea")
     expect(output).to_have_value(re.compile(r"^ROMEO:.{20,}", re.S), timeout=60_000)
     expect(page.locator("#next-token-chart .js-plotly-plot")).to_be_visible()
+    # the memorisation check of the new text
+    expect(page.locator("#memo-view .memo-report")).to_contain_text(
+        re.compile(r"occurs word for word|No span of 20"))
     page.screenshot(path=screenshot_dir / "4-generate.png", full_page=True)
 
     # 5. attention of the last generation, one head and all heads
@@ -112,6 +146,34 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     expect(page.locator("#attention-heatmap .js-plotly-plot .heatmaplayer")).to_be_visible()
     expect(page.locator("#attention-grid .js-plotly-plot")).to_be_visible()
     page.screenshot(path=screenshot_dir / "5-attention.png", full_page=True)
+
+    # 6. compare runs: the first run and the same run without position encoding, overlaid
+    open_tab(page, "6 · Compare runs")
+    runs = page.locator("#compare-runs")
+    expect(runs.get_by_label("run 1", exact=True)).to_be_visible()
+    expect(runs.get_by_label("run 2", exact=True)).to_be_visible()
+    pick(page, "one-change-base", "run 1")
+    pick(page, "one-change-setting", "pos")
+    # the value list follows the run and setting: the first other position encoding
+    # (the quick preset uses RoPE)
+    expect(page.locator("#one-change-value input")).to_have_value("learned")
+    pick(page, "one-change-value", "none")
+    page.get_by_role("button", name="Train the same run with this one change").click()
+    expect(page.get_by_role("tab", name="3 · Model & training")).to_have_attribute(
+        "aria-selected", "true")
+    wait_status(page, f"Finished all {steps} steps", timeout=600_000)
+    open_tab(page, "6 · Compare runs")
+    expect(runs.get_by_label("run 1, pos=none", exact=True)).to_be_visible()
+    runs.get_by_label("run 2", exact=True).uncheck()
+    runs.get_by_label("run 1", exact=True).check()
+    runs.get_by_label("run 1, pos=none", exact=True).check()
+    page.wait_for_function("() => document.querySelector('#compare-plot .js-plotly-plot')"
+                           " && document.querySelector('#compare-plot .js-plotly-plot').data.length == 2")
+    assert trace_names(page, "compare-plot") == ["run 1", "run 1, pos=none"]
+    table = page.locator("#compare-table")
+    expect(table).to_contain_text("pos")
+    expect(table).to_contain_text("none")
+    page.screenshot(path=screenshot_dir / "6-compare.png", full_page=True)
 
     # then a Chinese text: upload, tokenizer, training
     chinese = tmp_path / "poems.txt"
@@ -132,3 +194,63 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     page.get_by_role("button", name="Generate").click()
     expect(output).to_have_value(re.compile(r"^床前.{20,}", re.S), timeout=60_000)
     assert set(output.input_value()) <= set(POEM)
+
+
+def test_a_shared_link_restores_the_settings_and_the_merge_viewer(page, app_url, screenshot_dir):
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    open_tab(page, "3 · Model & training")
+    fill(page, {"n_layer": 3, "lr": 0.002})
+    open_tab(page, "4 · Generate")
+    page.get_by_label("Prompt").fill("JULIET:")
+    open_tab(page, "7 · Export & share")
+    page.get_by_role("button", name="Make a link to these settings").click()
+    link = page.locator("#share-link textarea")
+    expect(link).to_have_value(re.compile(r"\?v=1&"))
+    url = link.input_value()
+    assert url.startswith(app_url.rstrip("/")) and "n_layer=3" in url and "lr=0.002" in url
+    assert "prompt=JULIET%3A" in url
+    # without a model, export and push say what to do first
+    page.get_by_role("button", name="Make the standalone script").click()
+    expect(page.get_by_text("There is no model to export yet").first).to_be_visible()
+    page.screenshot(path=screenshot_dir / "7-export.png", full_page=True)
+
+    page.goto(url)  # a fresh page, as whoever gets the link sees it
+    expect(page.locator("#link-message")).to_contain_text("Settings restored from the link.")
+    open_tab(page, "3 · Model & training")
+    expect(page.get_by_label(EN["label_n_layer"], exact=True)).to_have_value("3")
+    expect(page.get_by_label(EN["label_lr"], exact=True)).to_have_value("0.002")
+    open_tab(page, "4 · Generate")
+    expect(page.get_by_label("Prompt")).to_have_value("JULIET:")
+
+    # the merge viewer: BPE on Tiny Shakespeare, then step to merge 5
+    open_tab(page, "2 · Tokenizer")
+    page.get_by_label("BPE: frequent pieces of words become tokens").check()
+    page.get_by_role("button", name="Train tokenizer").click()
+    expect(page.get_by_text("BPE tokenizer trained on Tiny Shakespeare")).to_be_visible(timeout=180_000)
+    step = page.locator("#merge-step input[type=number]")
+    expect(step).to_be_enabled()
+    step.fill("5")
+    step.press("Enter")
+    expect(page.locator("#merge-caption")).to_contain_text("Merge 5 of")
+    expect(page.locator("#merge-view .token-view span").first).to_be_visible()
+
+
+def test_the_page_in_chinese(app_url):
+    """A browser whose language is Simplified Chinese gets the Chinese labels."""
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
+            page.set_default_timeout(60_000)
+            page.goto(app_url)
+            expect(page.get_by_role("tab", name="3 · 模型与训练")).to_be_visible()
+            page.get_by_role("tab", name="3 · 模型与训练").click()
+            expect(page.get_by_label("层数 (n_layer)", exact=True)).to_be_visible()
+            expect(page.get_by_role("button", name="开始训练")).to_be_visible()
+        finally:
+            browser.close()
