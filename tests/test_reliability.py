@@ -6,10 +6,8 @@ Start/Stop handlers, the Download button's bundle, the upload box, a closed tab.
 """
 
 import json
-import threading
 import time
 import uuid
-from contextlib import contextmanager
 
 import httpx
 import pytest

@@ -236,7 +236,7 @@ def test_a_bundle_claiming_a_huge_model_is_refused_before_building_it(tmp_path, 
     huge = ModelConfig(vocab_size=12, block_size=8, n_layer=4, n_head=8, n_embd=2048)
     with zipfile.ZipFile(io.BytesIO(bundle_bytes())) as zf:
         members = {i.filename: zf.read(i) for i in zf.infolist()}
-    members["model_config.json"] = __import__("json").dumps(huge.to_dict()).encode()
+    members["model_config.json"] = json.dumps(huge.to_dict()).encode()
     path = tmp_path / "liar.zip"
     path.write_bytes(zip_of(members))
     built = []

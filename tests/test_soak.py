@@ -17,7 +17,6 @@ Nothing is timed except one generous limit on the whole test, against a hang.
 
 import ctypes
 import gc
-import os
 import threading
 import time
 
