@@ -13,6 +13,11 @@ figures, for scripts:
 
 Mistakes a person can fix (a bad setting, a missing file, a damaged bundle) print one
 message to stderr and exit with status 2, without a traceback.
+
+Under torchrun, ``train`` runs data-parallel (see ``playground.distributed``): only rank 0
+prints, writes the history and saves the bundle. For the tests of that path only,
+``PLAYGROUND_FAIL_RANK=r PLAYGROUND_FAIL_STEP=k`` make process r raise in its k-th training
+step of the run, to show that one failing process ends the whole run with its error.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import signal
 import sys
 import threading
@@ -54,6 +60,7 @@ TRAIN_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
 CORPORA = ("shakespeare", "shakespeare-hub")
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
+FAIL_RANK_ENV, FAIL_STEP_ENV = "PLAYGROUND_FAIL_RANK", "PLAYGROUND_FAIL_STEP"  # tests only
 
 
 # ---------------------------------------------------------------------------------------------
@@ -152,7 +159,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     0: done (or stopped by Ctrl-C, bundle saved); 1: training ended on NaN, out of memory or
     an error (the last good weights are saved); 2: a mistake in the input; 130: interrupted.
+    Under torchrun, an unexpected error is recorded for torchrun's report (``record``), which
+    then names the failing process and shows its traceback.
     """
+    if "TORCHELASTIC_RUN_ID" in os.environ:  # set by torchrun in every process it starts
+        from torch.distributed.elastic.multiprocessing.errors import record
+
+        return record(_main)(argv)
+    return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from playground.checkpoint import BundleError
     from playground.corpus import CorpusError
     from playground.tokenizer import TokenizerError
@@ -161,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args)
     except (ConfigError, CorpusError, TokenizerError, BundleError) as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {_rank_prefix()}{error}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:  # a second Ctrl-C during training, or one outside it
         print("\ninterrupted", file=sys.stderr)
@@ -172,42 +189,68 @@ def main(argv: Sequence[str] | None = None) -> int:
 # train
 
 
+def _rank_prefix() -> str:
+    """"rank 3: " in a process of a distributed run, where every process reports its errors."""
+    world_size = os.environ.get("WORLD_SIZE", "1")
+    return f"rank {os.environ.get('RANK', '?')}: " if world_size not in ("", "0", "1") else ""
+
+
 def cmd_train(args: argparse.Namespace) -> int:
+    from playground.distributed import cleanup
+
+    try:
+        return _train(args)
+    finally:
+        cleanup()  # leave torchrun's process group, if this process joined one
+
+
+def _train(args: argparse.Namespace) -> int:
     from playground.checkpoint import save_bundle
     from playground.device import describe_device
+    from playground.distributed import barrier
     from playground.train import EndRecord, EvalRecord, StepRecord
 
     started = time.perf_counter()
     corpus, tokenizer, trainer, out = _setup_training(args)
     model = trainer.model
-    _say(f"corpus: {corpus.name}, {len(corpus.text):,} characters; tokenizer: {tokenizer.kind}, "
+    dist = trainer.dist
+    say = _say if dist.is_main else _quiet  # the other processes run quietly
+    if dist.enabled:
+        say(f"data-parallel: {dist.world_size} processes, {trainer.config.batch_size} "
+            f"sequences per step in all ({trainer.config.batch_size // dist.world_size} each)")
+    say(f"corpus: {corpus.name}, {len(corpus.text):,} characters; tokenizer: {tokenizer.kind}, "
          f"{tokenizer.vocab_size:,} tokens ({trainer.chars_per_token:.2f} characters per token)")
-    _say(f"data: {len(trainer.train_ids):,} training and {len(trainer.val_ids):,} validation tokens")
-    _say(f"model: {model.num_params():,} parameters; device: {describe_device(trainer.device)}, "
+    say(f"data: {len(trainer.train_ids):,} training and {len(trainer.val_ids):,} validation tokens")
+    say(f"model: {model.num_params():,} parameters; device: {describe_device(trainer.device)}, "
          f"{str(trainer.dtype).removeprefix('torch.')}")
     start_step = trainer.step
     if start_step:
-        _say(f"resuming {args.resume} at step {start_step:,} of {trainer.config.max_steps:,}")
+        say(f"resuming {args.resume} at step {start_step:,} of {trainer.config.max_steps:,}")
 
     end = EndRecord(trainer.step, "stopped", "")
-    with _stop_on_ctrl_c(trainer), _progress(trainer) as bar:
+    with _stop_on_ctrl_c(trainer, announce=dist.is_main), _progress(trainer, dist.is_main) as bar:
         for record in trainer.run():
             if isinstance(record, StepRecord):
                 bar.update(record)
             elif isinstance(record, EvalRecord):
-                bar.write(_eval_line(record))
+                if dist.is_main:
+                    bar.write(_eval_line(record))
             else:
                 end = record
 
+    if not dist.is_main:
+        barrier(dist)  # rank 0 writes the bundle; the run ends when it is written
+        return 0 if end.reason in ("done", "stopped") else 1
     path = save_bundle(out, model, tokenizer, trainer.config, trainer.history, trainer.state_dict())
     if end.reason != "done":
         print(f"{end.reason}: {end.message}", file=sys.stderr, flush=True)
     summary = _summary(trainer, end, path, start_step, time.perf_counter() - started)
-    _say(f"saved {path}")
+    say(f"saved {path}")
     if summary["val_loss"] is not None:
-        _say(f"final (step {summary['eval_step']:,}): train loss {summary['train_loss']:.4f}, "
-             f"val loss {summary['val_loss']:.4f}")
+        say(f"final (step {summary['eval_step']:,}): train loss {summary['train_loss']:.4f}, "
+            f"val loss {summary['val_loss']:.4f}")
     print(json.dumps(summary), flush=True)
+    barrier(dist)
     return 0 if end.reason in ("done", "stopped") else 1
 
 
@@ -220,8 +263,9 @@ def _setup_training(args: argparse.Namespace):
     import torch
 
     from playground.checkpoint import load_bundle
+    from playground.distributed import broadcast_text, init_distributed
     from playground.model import GPT
-    from playground.tokenizer import TokenizerError, train_tokenizer
+    from playground.tokenizer import TokenizerError, tokenizer_from_json, train_tokenizer
     from playground.train import Trainer, prepare_data
 
     bundle = load_bundle(args.resume) if args.resume else None
@@ -229,9 +273,15 @@ def _setup_training(args: argparse.Namespace):
     out = args.out or args.resume or Path("runs") / f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
     if out.suffix.lower() != ".zip":
         raise ConfigError(f"--out names the bundle to write, a .zip file; got '{out}'.")
+    dist = init_distributed(train_cfg.device)  # one process unless torchrun started several
     corpus = _load_corpus(args)
     if bundle is None:
-        tokenizer = train_tokenizer(args.tokenizer or "char", corpus.text, args.vocab_size)
+        if dist.is_main:
+            tokenizer = train_tokenizer(args.tokenizer or "char", corpus.text, args.vocab_size)
+        # every process uses rank 0's tokenizer, so all have the same token ids
+        if dist.enabled:
+            tokenizer = tokenizer_from_json(
+                broadcast_text(tokenizer.to_json() if dist.is_main else None, dist))
         model_cfg = replace(model_cfg, vocab_size=tokenizer.vocab_size)
     else:
         tokenizer = bundle.tokenizer
@@ -250,11 +300,34 @@ def _setup_training(args: argparse.Namespace):
     else:
         model = bundle.model
     chars_per_token = len(corpus.text) / (len(train_ids) + len(val_ids))
+    _fail_for_tests(model, dist.rank, train_cfg.grad_accum)
     trainer = Trainer(model, train_ids, val_ids, train_cfg, chars_per_token=chars_per_token,
-                      tokenizer=tokenizer)
+                      tokenizer=tokenizer, dist=dist)
     if bundle is not None:
         _resume(trainer, bundle, args.resume)
     return corpus, tokenizer, trainer, out
+
+
+def _fail_for_tests(model, rank: int, grad_accum: int) -> None:
+    """With PLAYGROUND_FAIL_RANK=r and PLAYGROUND_FAIL_STEP=k, process r raises in step k.
+
+    For the tests only: a training forward pass of the k-th step of this run raises a
+    RuntimeError in that process, as a real failure (a bad GPU, a full disk) would.
+    """
+    fail_rank, fail_step = os.environ.get(FAIL_RANK_ENV), os.environ.get(FAIL_STEP_ENV)
+    if fail_rank is None or fail_step is None or int(fail_rank) != rank:
+        return
+    step, calls = int(fail_step), 0
+
+    def fail(module, inputs):
+        nonlocal calls
+        if module.training:  # evaluations and samples run in eval mode
+            calls += 1
+            if calls > (step - 1) * grad_accum:
+                raise RuntimeError(f"injected failure in process {rank} at step {step} "
+                                   f"({FAIL_RANK_ENV}, {FAIL_STEP_ENV})")
+
+    model.register_forward_pre_hook(fail)
 
 
 def _configs(args, bundle) -> tuple[ModelConfig, TrainConfig]:
@@ -321,7 +394,8 @@ def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
         "tokens_per_s": round(trainer.tokens / trainer.train_time, 1) if trainer.train_time else None,
         "steps_this_run": steps,
         "params": trainer.model.num_params(),
-        "batch_size": cfg.batch_size,
+        "batch_size": cfg.batch_size,  # the global batch, shared by all processes
+        "world_size": trainer.dist.world_size,  # processes that trained together
         "block_size": trainer.block_size,
         "device": str(trainer.device),
         "dtype": str(trainer.dtype).removeprefix("torch."),
@@ -342,14 +416,19 @@ def _say(text: str) -> None:
     print(text, flush=True)
 
 
+def _quiet(text: str) -> None:
+    """What a process other than rank 0 does with a line for people: nothing."""
+
+
 class _Progress:
     """A tqdm bar on stderr (only on a terminal) showing step, loss and tokens/s."""
 
-    def __init__(self, trainer):
+    def __init__(self, trainer, shown: bool = True):
         from tqdm import tqdm
 
         self.bar = tqdm(total=trainer.config.max_steps, initial=trainer.step, unit="step",
-                        file=sys.stderr, disable=None, dynamic_ncols=True, mininterval=0.25)
+                        file=sys.stderr, disable=None if shown else True, dynamic_ncols=True,
+                        mininterval=0.25)
 
     def update(self, record) -> None:
         self.bar.update(record.step - self.bar.n)
@@ -363,8 +442,8 @@ class _Progress:
 
 
 @contextmanager
-def _progress(trainer) -> Iterator[_Progress]:
-    progress = _Progress(trainer)
+def _progress(trainer, shown: bool = True) -> Iterator[_Progress]:
+    progress = _Progress(trainer, shown)
     try:
         yield progress
     finally:
@@ -372,17 +451,19 @@ def _progress(trainer) -> Iterator[_Progress]:
 
 
 @contextmanager
-def _stop_on_ctrl_c(trainer) -> Iterator[None]:
+def _stop_on_ctrl_c(trainer, announce: bool = True) -> Iterator[None]:
     """The first Ctrl-C stops training after the current step (then the bundle is saved);
-    a second one interrupts at once."""
+    a second one interrupts at once. Under torchrun, which passes the Ctrl-C on to every
+    process, all processes agree to stop at the same step (``Trainer.run``)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def on_interrupt(signum, frame):
         signal.signal(signal.SIGINT, previous)
-        print("\nStopping after this step and saving; press Ctrl-C again to quit at once.",
-              file=sys.stderr, flush=True)
+        if announce:
+            print("\nStopping after this step and saving; press Ctrl-C again to quit at once.",
+                  file=sys.stderr, flush=True)
         trainer.stop()
 
     previous = signal.signal(signal.SIGINT, on_interrupt)

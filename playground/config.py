@@ -225,7 +225,7 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "cpu-fast",
-            "The quickest way to Shakespeare-like text on a CPU: val loss 1.88 in about 700 "
+            "The quickest way to Shakespeare-like text on a CPU: val loss 1.88 in 700-800 "
             "steps (3 layers, RoPE, 4x nanoGPT's learning rate, batch 16).",
             ModelConfig(block_size=64, n_layer=3, n_head=4, n_embd=128, dropout=0.0, pos="rope"),
             # float32: bf16 autocast slows a model this narrow down even on AMX CPUs (measured)

@@ -102,12 +102,18 @@ def describe_device(device: torch.device) -> str:
     return f"CPU ({torch.get_num_threads()} threads, bf16 fast: {fast})"
 
 
-def pick_dtype(pref: str, device: torch.device) -> torch.dtype:
+# On a CPU, bfloat16 pays only for wide matmuls: measured on an AMX Xeon, a 128-wide model
+# ran 42-49% slower in bfloat16 and a 384-wide one 2.3x faster (shared/notes/perf-reliability.md).
+CPU_BF16_MIN_WIDTH = 256
+
+
+def pick_dtype(pref: str, device: torch.device, n_embd: int | None = None) -> torch.dtype:
     """The number format for training and inference on ``device``.
 
     "auto": bfloat16 on a CUDA GPU that supports it, else float32 (float16 would need a
     gradient scaler, and float32 is always correct); float32 on MPS; on a CPU bfloat16
-    only where ``cpu_bf16_is_fast()`` measured it clearly faster.
+    only for models at least ``CPU_BF16_MIN_WIDTH`` wide (when ``n_embd`` is given) and
+    where ``cpu_bf16_is_fast()`` measured it clearly faster.
 
     >>> pick_dtype("bfloat16", torch.device("cpu"))
     torch.bfloat16
@@ -124,7 +130,8 @@ def pick_dtype(pref: str, device: torch.device) -> torch.dtype:
         return dtype
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32
-    if device.type == "cpu" and cpu_bf16_is_fast():
+    wide = n_embd is None or n_embd >= CPU_BF16_MIN_WIDTH
+    if device.type == "cpu" and wide and cpu_bf16_is_fast():
         return torch.bfloat16
     return torch.float32
 
@@ -201,8 +208,11 @@ def cpu_bf16_is_fast(n: int = 512, reps: int = 5) -> bool:
     About 0.1 s on most CPUs. True on CPUs with AMX; False on most others, where bfloat16
     matmuls are emulated and slower than float32.
     """
-    bf16 = _median_matmul_seconds(n, torch.bfloat16, reps)
-    fp32 = _median_matmul_seconds(n, torch.float32, reps)
+    # alternate the two and keep each one's best time, so load from other processes in one
+    # stretch of the probe cannot make the slower format look faster
+    rounds = [(_median_matmul_seconds(n, torch.bfloat16, reps),
+               _median_matmul_seconds(n, torch.float32, reps)) for _ in range(3)]
+    bf16, fp32 = min(b for b, _ in rounds), min(f for _, f in rounds)
     return bf16 * BF16_SPEEDUP_REQUIRED < fp32
 
 

@@ -10,6 +10,13 @@ generator, AdamW with weight decay on matrices only, linear warmup then cosine d
 precision. A seed makes a CPU run repeatable exactly, and ``state_dict`` holds everything
 needed to resume a run so that N steps, a save and M more steps equal N + M steps straight.
 
+With a ``DistInfo`` from ``playground.distributed`` (several processes under torchrun) the
+same loop trains data-parallel: ``batch_size`` stays the global batch. Every process draws
+the same global batch from the same seeded generator and keeps its own slice of it (rank r
+of N takes windows r*B/N to (r+1)*B/N), so N processes see exactly the windows one process
+would, and DistributedDataParallel averages the gradients; losses are averaged over the
+processes, and a stop request or a NaN in any process ends the run at the same step in all.
+
 >>> import torch
 >>> from playground.config import ModelConfig, TrainConfig
 >>> from playground.model import GPT
@@ -29,6 +36,7 @@ needed to resume a run so that N steps, a save and M more steps equal N + M step
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import gc
 import logging
@@ -42,6 +50,7 @@ import torch
 
 from playground.config import ConfigError, TrainConfig
 from playground.device import autocast_context, pick_device, pick_dtype, setup_backends
+from playground.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +70,7 @@ class StepRecord:
     tokens: int  # training tokens seen so far
     loss: float  # this step's training loss (label smoothing included), in nats per token
     lr: float  # the learning rate this step used
-    tokens_per_s: float  # over the last THROUGHPUT_WINDOW steps, evaluations excluded
+    tokens_per_s: float  # all processes together, over the last THROUGHPUT_WINDOW steps, no evals
     elapsed: float  # wall-clock seconds since the run began, evaluations included
 
     def to_dict(self) -> dict[str, Any]:
@@ -175,6 +184,17 @@ def _check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
         )
 
 
+def _check_split(config: TrainConfig, world_size: int) -> None:
+    """The global batch must split evenly into processes, then into micro-batches."""
+    parts = world_size * config.grad_accum
+    if world_size > 1 and config.batch_size % parts:
+        lower, higher = config.batch_size // parts * parts, (config.batch_size // parts + 1) * parts
+        raise ConfigError(
+            f"batch_size={config.batch_size} is the global batch, shared by {world_size} "
+            f"processes of grad_accum={config.grad_accum} micro-batches each, so it must be a "
+            f"multiple of {parts}. Try batch_size {higher}" + (f" or {lower}." if lower else "."))
+
+
 def _is_out_of_memory(error: BaseException) -> bool:
     if isinstance(error, (torch.OutOfMemoryError, MemoryError)):
         return True
@@ -199,18 +219,27 @@ class Trainer:
     ``chars_per_token`` converts losses to bits per character; ``tokenizer`` is only needed
     for the sample texts at each evaluation (``config.sample_tokens > 0``).
 
-    Building a trainer seeds PyTorch's global generator with ``config.seed`` (dropout draws
-    from it); batches come from two private generators, one for training and one for
+    Building a trainer seeds PyTorch's global generator with ``config.seed`` (plus the rank;
+    dropout draws from it); batches come from two private generators, one for training and one for
     evaluation, so evaluating never shifts the training batches.
+
+    ``dist`` (from ``playground.distributed.init_distributed``) makes this one process of a
+    data-parallel run: the model is wrapped in DistributedDataParallel, the device defaults
+    to ``dist.device``, and ``run()``, ``evaluate()`` and every step are collectives that all
+    processes must call together. ``self.model`` stays the plain model, ready to save.
     """
 
     def __init__(self, model: torch.nn.Module, train_ids: Sequence[int] | torch.Tensor,
                  val_ids: Sequence[int] | torch.Tensor, config: TrainConfig, *,
                  device: torch.device | str | None = None, chars_per_token: float = 1.0,
-                 tokenizer=None):
+                 tokenizer=None, dist: DistInfo | None = None):
         self.config = config
+        self.dist = dist or DistInfo()
+        _check_split(config, self.dist.world_size)
+        if device is None:
+            device = self.dist.device
         self.device = torch.device(device) if device is not None else pick_device(config.device)
-        self.dtype = pick_dtype(config.dtype, self.device)
+        self.dtype = pick_dtype(config.dtype, self.device, model.config.n_embd)
         self.chars_per_token = float(chars_per_token)
         self.tokenizer = tokenizer
         if not self.chars_per_token > 0:
@@ -233,8 +262,18 @@ class Trainer:
         self.scaler = torch.amp.GradScaler(self.device.type) if self.dtype == torch.float16 else None
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
         self._forward = torch.compile(model) if config.compile else model
+        self._train_forward = self._forward
+        if self.dist.enabled:
+            from torch.nn.parallel import DistributedDataParallel
 
-        torch.manual_seed(config.seed)
+            # DDP starts every process from rank 0's weights and averages the gradients
+            # during backward, overlapping the all-reduce with the rest of the backward pass
+            on_gpu = self.device.type == "cuda"
+            self._train_forward = DistributedDataParallel(
+                self._forward, device_ids=[self.device.index] if on_gpu else None)
+
+        # dropout differs between processes; rank 0 draws what a single process would
+        torch.manual_seed((config.seed + self.dist.rank) % 2**63)
         self._train_gen = torch.Generator().manual_seed(config.seed)
         self._eval_gen = torch.Generator().manual_seed((config.seed + 1) % 2**63)
         self.step = 0
@@ -294,7 +333,7 @@ class Trainer:
             if self.step == 0 and not any(r["kind"] == "eval" for r in self.history):
                 yield self._remember(self._evaluate(elapsed))
             while self.step < end:
-                if self._stop.is_set():
+                if agree_any(self._stop.is_set(), self.dist):
                     self._stop.clear()
                     yield self._remember(EndRecord(
                         self.step, "stopped", f"Stopped at step {self.step:,} as asked."))
@@ -311,7 +350,11 @@ class Trainer:
         except _NonFiniteLoss as error:
             yield self._remember(EndRecord(self.step, "nan", self._nan_message(error.loss)))
         except Exception as error:  # the process and the model must outlive any failure
-            yield self._remember(self._failure(error))
+            record = self._remember(self._failure(error))
+            if self.dist.enabled:  # the other processes wait in a collective this one left
+                raise RankFailed(f"Process {self.dist.rank} of {self.dist.world_size} failed. "
+                                 f"{record.message}") from error
+            yield record
         finally:
             self.elapsed = elapsed()
 
@@ -322,16 +365,18 @@ class Trainer:
         lr = lr_at(self.step, cfg)
         for group in opt.param_groups:
             group["lr"] = lr
-        x, y = self._batch(self.train_ids, cfg.batch_size, self._train_gen)  # (B, T) each
+        x, y = self._batch(self.train_ids, cfg.batch_size, self._train_gen)  # (B / N, T) each
         total = None
-        for xm, ym in zip(x.chunk(cfg.grad_accum), y.chunk(cfg.grad_accum)):
-            with autocast_context(self.device, self.dtype):
-                loss = self._forward(xm, ym, label_smoothing=cfg.label_smoothing)[1]
-            if cfg.grad_accum > 1:
-                loss = loss / cfg.grad_accum  # the gradients add up to the mean over the batch
-            (self.scaler.scale(loss) if self.scaler else loss).backward()
+        for i, (xm, ym) in enumerate(zip(x.chunk(cfg.grad_accum), y.chunk(cfg.grad_accum))):
+            with self._no_sync(last=i == cfg.grad_accum - 1):
+                with autocast_context(self.device, self.dtype):
+                    loss = self._train_forward(xm, ym, label_smoothing=cfg.label_smoothing)[1]
+                if cfg.grad_accum > 1:
+                    loss = loss / cfg.grad_accum  # the gradients add up to the mean over the batch
+                (self.scaler.scale(loss) if self.scaler else loss).backward()
             total = loss.detach() if total is None else total + loss.detach()
-        loss_value = total.item()
+        # the global batch's loss; a NaN in any process reaches all, so all stop together
+        loss_value = all_reduce_mean(total, self.dist).item()
         grads_finite = True
         if cfg.grad_clip > 0:
             if self.scaler:
@@ -355,11 +400,24 @@ class Trainer:
         tokens_per_s = len(self._step_times) * cfg.batch_size * self.block_size / sum(self._step_times)
         return StepRecord(self.step, self.tokens, loss_value, lr, tokens_per_s, elapsed())
 
+    def _no_sync(self, last: bool):
+        """DDP's ``no_sync`` on all but the last micro-batch: gradients are averaged once."""
+        if last or self._train_forward is self._forward:
+            return contextlib.nullcontext()
+        return self._train_forward.no_sync()
+
     def _batch(self, ids: torch.Tensor, batch_size: int,
                generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-        """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T)."""
+        """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T).
+
+        With N processes, ``batch_size`` is global: all draw the same B starts (their
+        generators are seeded alike) and this process keeps its slice, (B / N, T) each.
+        """
         T = self.block_size
         starts = torch.randint(len(ids) - T, (batch_size,), generator=generator)
+        if self.dist.enabled:
+            share = batch_size // self.dist.world_size
+            starts = starts[self.dist.rank * share:(self.dist.rank + 1) * share]
         window = ids[starts.to(self.device)[:, None] + self._positions]  # (B, T + 1) in one gather
         return window[:, :-1].contiguous(), window[:, 1:].contiguous()
 
@@ -368,7 +426,8 @@ class Trainer:
         """Mean loss on ``eval_iters`` training and validation batches: (train, val).
 
         Batches have the micro-batch size and come from the evaluation generator; the model
-        runs in eval mode (no dropout) and returns to train mode afterwards.
+        runs in eval mode (no dropout) and returns to train mode afterwards. With several
+        processes each evaluates its slice of every batch and the means are averaged.
         """
         cfg = self.config
         self.model.eval()
@@ -380,10 +439,11 @@ class Trainer:
                     x, y = self._batch(ids, self.micro_batch, self._eval_gen)
                     with autocast_context(self.device, self.dtype):
                         losses[i] = self._forward(x, y)[1]
-                means.append(losses.mean().item())
+                means.append(losses.mean())
         finally:
             self.model.train()
-        return means[0], means[1]
+        train_loss, val_loss = all_reduce_mean(torch.stack(means), self.dist).tolist()
+        return train_loss, val_loss
 
     def _evaluate(self, elapsed) -> EvalRecord:
         train_loss, val_loss = self.evaluate()
@@ -395,7 +455,7 @@ class Trainer:
 
     def _sample(self) -> str | None:
         """A short seeded sample; generate() draws from its own generator, not the global one."""
-        if not (self.config.sample_tokens and self.tokenizer is not None):
+        if not (self.config.sample_tokens and self.tokenizer is not None and self.dist.is_main):
             return None
         from playground.generate import generate_text
 
@@ -469,3 +529,6 @@ class Trainer:
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
         self.history = [dict(r) for r in state["history"]]
         self._step_times.clear()
+        if self.dist.rank:  # the bundle holds rank 0's dropout stream; the others start afresh
+            seed = self.config.seed + self.dist.rank + self.dist.world_size * self.step
+            torch.manual_seed(seed % 2**63)

@@ -49,7 +49,8 @@ def comparison_table(runs: Sequence[RunRecord]) -> tuple[list[str], list[list[st
     headers = ["setting", *[r.name for r in runs]]
     rows = [[key, *map(_cell, values)] for key, values in settings_diff(runs)]
     summaries = [r.summary() for r in runs]
-    rows += [[label, *[_cell(s[key]) for s in summaries]] for key, label in SUMMARY_ROWS]
+    rows += [[label, *[f"{s[key]:,}" if key == "params" else _cell(s[key]) for s in summaries]]
+             for key, label in SUMMARY_ROWS]
     return headers, rows
 
 

@@ -235,6 +235,7 @@ def test_a_shared_link_restores_the_settings_and_the_merge_viewer(page, app_url,
     step.press("Enter")
     expect(page.locator("#merge-caption")).to_contain_text("Merge 5 of")
     expect(page.locator("#merge-view .token-view span").first).to_be_visible()
+    page.screenshot(path=screenshot_dir / "2b-merges.png", full_page=True)
 
 
 def test_the_page_in_chinese(app_url):
