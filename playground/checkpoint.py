@@ -52,6 +52,7 @@ import torch
 
 from playground import __version__
 from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.files import atomic_write
 from playground.model import GPT
 from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_json
 
@@ -184,35 +185,13 @@ def _weights_bytes(model: torch.nn.Module) -> bytes:
 
 
 def _write_atomically(path: Path, members: list[tuple[str, bytes, bool]]) -> None:
-    """Write the zip to a hidden temporary file beside ``path``, then rename it into place.
-
-    The rename is atomic on one file system, so ``path`` is always either the old file or
-    the complete new one. The temporary name (``.name.zip.XXXX.tmp``) does not look like a
-    bundle, and it is removed if anything fails.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            with zipfile.ZipFile(f, "w") as zf:
-                stamp = datetime.now().timetuple()[:6]
-                for name, data, compress in members:
-                    info = zipfile.ZipInfo(name, date_time=stamp)
-                    info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
-                    zf.writestr(info, data)
-            f.flush()
-            os.fsync(f.fileno())  # the bytes are on disk before the name points at them
-        os.chmod(tmp, 0o644)  # mkstemp makes it owner-only; a bundle is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    if hasattr(os, "O_DIRECTORY"):  # make the rename itself durable (POSIX only)
-        dir_fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+    """Write the zip through ``atomic_write``: ``path`` is the old bundle or the whole new one."""
+    with atomic_write(path) as f, zipfile.ZipFile(f, "w") as zf:
+        stamp = datetime.now().timetuple()[:6]
+        for name, data, compress in members:
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+            zf.writestr(info, data)
 
 
 def _json_bytes(obj: Any) -> bytes:
@@ -423,7 +402,7 @@ def _json_member(members: dict[str, bytes], member: str, name: str) -> Any:
         raise BundleError(f"'{name}' is incomplete: it lacks {member}. Save the bundle again.")
     try:
         return json.loads(members[member].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
         raise BundleError(f"{member} in '{name}' is damaged (not valid JSON: {exc}).") from exc
 
 
@@ -455,8 +434,8 @@ def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
     for left_out, kept in metadata.items():  # restore the names of shared (tied) tensors
         if left_out not in tensors and kept in tensors:
             tensors[left_out] = tensors[kept]
-    model = GPT(config)
-    expected = model.state_dict()
+    with torch.device("meta"):  # shapes only: settings that claim a huge model allocate nothing
+        expected = GPT(config).state_dict()
     problems = [f"{k} is missing" for k in expected if k not in tensors]
     problems += [f"{k} is not part of this model" for k in tensors if k not in expected]
     problems += [
@@ -472,8 +451,9 @@ def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
         if len(problems) > 4:
             shown += f"; and {len(problems) - 4} more"
         raise BundleError(f"The weights in '{name}' do not fit its model settings: {shown}.")
+    model = GPT(config)  # the weights fit it exactly, so it is no bigger than they are
     first_of: dict[int, str] = {}
-    for k, t in expected.items():  # names the settings tie must hold equal matrices
+    for k, t in model.state_dict().items():  # names the settings tie must hold equal matrices
         if t.numel() and first_of.setdefault(t.data_ptr(), k) != k:
             if not torch.equal(tensors[k], tensors[first_of[t.data_ptr()]]):
                 raise BundleError(

@@ -238,6 +238,10 @@ def _train(args: argparse.Namespace) -> int:
             else:
                 end = record
 
+    if dist.enabled and threading.current_thread() is threading.main_thread():
+        # torchrun passes a Ctrl-C on to each process in turn: one that comes after the
+        # agreed stop must not cut the save or the last barrier short
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     if not dist.is_main:
         barrier(dist)  # rank 0 writes the bundle; the run ends when it is written
         return 0 if end.reason in ("done", "stopped") else 1

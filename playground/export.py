@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from playground import __version__
+from playground.files import atomic_write
 
 TEMPLATE = Path(__file__).with_name("export_template.py")
 SCRIPT_NAME = "generate_standalone.py"
@@ -48,7 +49,8 @@ def standalone_script() -> str:
 def write_standalone_script(folder: str | os.PathLike) -> Path:
     """Write ``generate_standalone.py`` into ``folder``; returns its path."""
     path = Path(folder) / SCRIPT_NAME
-    path.write_text(standalone_script(), encoding="utf-8")
+    with atomic_write(path) as f:
+        f.write(standalone_script().encode("utf-8"))
     return path
 
 

@@ -30,6 +30,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from playground.files import atomic_write
+
 KINDS = ("char", "bpe")
 BPE_MIN_VOCAB = 256  # the 256 byte tokens; fewer would break the any-text round trip
 BPE_MAX_VOCAB = 16_384
@@ -85,7 +87,8 @@ class Tokenizer:
 
     def save(self, path: str | os.PathLike) -> Path:
         path = Path(path)
-        path.write_text(self.to_json(), encoding="utf-8")
+        with atomic_write(path) as f:
+            f.write(self.to_json().encode("utf-8"))
         return path
 
     def _checked_ids(self, ids: Iterable[int]) -> list[int]:
@@ -368,7 +371,7 @@ def tokenizer_from_json(s: str) -> Tokenizer:
 
     try:
         spec = json.loads(s)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
         raise TokenizerError(f"The tokenizer data is not valid JSON ({exc}).") from exc
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "char":

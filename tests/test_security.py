@@ -147,8 +147,9 @@ def test_a_file_input_naming_a_server_file_is_refused(served, tmp_path):
     tok = train_tokenizer("char", "hello world")
     model = GPT(ModelConfig(vocab_size=tok.vocab_size, block_size=8, n_layer=1, n_head=2, n_embd=8))
     elsewhere = save_bundle(inputs / "elsewhere.zip", model, tok, TrainConfig(), [])
-    cases = [("use_corpus", ["Upload files", [{"path": "/etc/passwd", "meta": {"_type": "gradio.FileData"}}], ""]),
-             ("upload_bundle", [{"path": str(elsewhere), "meta": {"_type": "gradio.FileData"}}])]
+    meta = {"_type": "gradio.FileData"}
+    cases = [("use_corpus", ["Upload files", [{"path": "/etc/passwd", "meta": meta}], ""]),
+             ("upload_bundle", [{"path": str(elsewhere), "meta": meta}])]
     for api_name, data in cases:
         event = httpx.post(f"{url}gradio_api/call/{api_name}", json={"data": data}).json()["event_id"]
         answer = httpx.get(f"{url}gradio_api/call/{api_name}/{event}", timeout=30).text
@@ -218,8 +219,6 @@ def test_hostile_bundle_uploads_are_refused_with_a_message(served, name, tmp_pat
     assert files_under(Path.cwd()) == set()
 
 
-@pytest.mark.xfail(strict=True, reason="checkpoint._json_member catches ValueError but not the "
-                   "RecursionError json.loads raises; the fix is in the issue-6 report")
 def test_deeply_nested_json_in_a_bundle_is_refused_with_a_message(tmp_path):
     """A member of JSON nested 100,000 deep makes json.loads raise RecursionError."""
     with zipfile.ZipFile(io.BytesIO(bundle_bytes())) as zf:
@@ -230,8 +229,6 @@ def test_deeply_nested_json_in_a_bundle_is_refused_with_a_message(tmp_path):
         load_bundle(path)
 
 
-@pytest.mark.xfail(strict=True, reason="checkpoint.py builds GPT(config) before checking the "
-                   "weights' shapes; the fix (shapes from a meta-device model) is in the issue-6 report")
 def test_a_bundle_claiming_a_huge_model_is_refused_before_building_it(tmp_path, monkeypatch):
     huge = ModelConfig(vocab_size=8, block_size=8, n_layer=1, n_head=8, n_embd=1024)  # 12.6M weights
     with zipfile.ZipFile(io.BytesIO(bundle_bytes())) as zf:
