@@ -190,7 +190,7 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _rank_prefix() -> str:
-    """"rank 3: " in a process of a distributed run, where every process reports its errors."""
+    """The "rank 3: " before an error in a distributed run, where every process reports its own."""
     world_size = os.environ.get("WORLD_SIZE", "1")
     return f"rank {os.environ.get('RANK', '?')}: " if world_size not in ("", "0", "1") else ""
 

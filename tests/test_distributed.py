@@ -297,3 +297,15 @@ def test_what_cannot_run_data_parallel_is_refused_before_joining(device, env, er
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
         init_distributed(device, env={k: v for k, v in base.items() if v is not None})
     assert not torch.distributed.is_initialized()
+
+
+def test_the_docstring_examples_hold_and_the_module_is_core():
+    import doctest
+
+    import playground.distributed
+
+    assert doctest.testmod(playground.distributed).failed == 0
+    code = "import sys, playground.distributed, playground.train; print('gradio' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=REPO)
+    assert out.stdout.strip() == "False"
