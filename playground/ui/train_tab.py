@@ -30,7 +30,12 @@ from playground.train import EndRecord, EvalRecord, StepRecord, prepare_data
 from playground.ui import lang, loss_panel, zerogpu
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 
-PUSHES_PER_S = 4
+PUSHES_PER_S = 4  # at most this many plot updates a second...
+# ...and fewer when drawing gets slow (a long history): the figure is built here and
+# serialised by Gradio in this same process, so its cost comes out of training time. The
+# interval between pushes grows so that drawing (estimated as twice the build time, for
+# the serialisation) stays within this share of the run.
+PLOT_TIME_BUDGET = 0.02
 MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of the free memory
 DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
 CPT_SAMPLE_CHARS = 100_000
@@ -298,7 +303,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     live = list(run.history)  # records so far (a continued run starts with its past)
     samples, last_eval, end = "", None, None
     status = f"**Starting** on {corpus.name}…"
-    last_push = 0.0
+    last_push, push_interval = 0.0, 1 / PUSHES_PER_S
     try:
         yield (session, loss_panel.figure(session, live), status, samples,
                gr.DownloadButton(visible=False), session.coach)
@@ -319,10 +324,12 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
             elif isinstance(rec, EndRecord):
                 end = rec
             now = time.monotonic()
-            if now - last_push >= 1 / PUSHES_PER_S:
-                last_push = now
-                yield (session, loss_panel.figure(session, live), status, samples, gr.skip(),
-                       session.coach)
+            if now - last_push >= push_interval:
+                figure = loss_panel.figure(session, live)
+                built = time.monotonic()
+                push_interval = max(1 / PUSHES_PER_S, 2 * (built - now) / PLOT_TIME_BUDGET)
+                last_push = built
+                yield (session, figure, status, samples, gr.skip(), session.coach)
         session.history, session.trainer_state = list(run.history), run.state()
         bundle = _save_bundle(session)
         status = _end_status(end, last_eval, session.history)
