@@ -22,7 +22,6 @@ from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord, StepRecord, Trainer, lr_at, prepare_data
 
 NEVER = 10_000_000  # a step count no benchmark reaches: no scheduled evaluation, no end
-PLOT_INTERVAL_S = 0.25  # ui/train_tab.py: PUSHES_PER_S = 4 redraws of the loss curve a second
 
 
 def char_data(ctx: Context):
@@ -89,23 +88,27 @@ def bare_runner(model: GPT, train_ids: torch.Tensor, cfg: TrainConfig) -> Callab
 def app_runner(trainer: Trainer, history_size: int = 0) -> Callable[[int], None]:
     """The Trainer plus what the app's train tab does per record (``ui/train_tab.train_model``).
 
-    Every record is appended to a live list as a dict; at most ``PUSHES_PER_S`` times a
-    second the loss figure is rebuilt from that list and serialised, as Gradio sends it.
+    Every record is appended to a live list as a dict; when the tab's push interval has
+    passed (``train_tab.next_push_interval``: at most 4 a second, fewer when the figure is
+    slow to build) the loss figure is rebuilt from that list and serialised, as Gradio does.
     ``history_size`` pre-fills the list with that many step records, so the figure costs
     what it costs in the middle of a real run rather than at its first steps.
     """
     from playground.plots import loss_figure
+    from playground.ui.train_tab import next_push_interval
 
     live = [{"kind": "step", "step": i, "tokens": i, "loss": 4.0 - i / 1000, "lr": 1e-3,
              "tokens_per_s": 1.0, "elapsed": i / 20} for i in range(history_size)]
-    last = {"t": 0.0}
+    last = {"t": 0.0, "interval": 0.0}
 
     def on_record(record) -> None:
         live.append(record.to_dict())
         now = time.perf_counter()
-        if now - last["t"] >= PLOT_INTERVAL_S:
-            last["t"] = now
-            loss_figure(live).to_json()
+        if now - last["t"] >= last["interval"]:
+            figure = loss_figure(live)
+            built = time.perf_counter()
+            figure.to_json()
+            last["t"], last["interval"] = built, next_push_interval(built - now)
 
     return trainer_runner(trainer, on_record)
 
@@ -233,7 +236,7 @@ def app_overhead(ctx: Context) -> list[Row]:
         Row("app-path", "ms/step, bare loop", 1000 * sec["bare"], "ms", note="nanogpt-cpu, fp32"),
         Row("app-path", "ms/step, Trainer generator", 1000 * sec["trainer"], "ms"),
         Row("app-path", "ms/step, Trainer + loss plot 4/s", 1000 * sec["app"], "ms",
-            note="loss_figure(live).to_json() at most every 0.25 s, history of 1,000+ records"),
+            note="loss_figure(live).to_json() at the tab's push interval, history of 1,000+ records"),
         Row("app-path", "generator overhead vs bare", 100 * generator_cost, "%"),
         Row("app-path", "app path overhead vs bare", 100 * app_cost, "%", "<= 3%",
             met=check(100 * app_cost, 3.0, higher_is_better=False)),

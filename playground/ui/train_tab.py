@@ -34,8 +34,17 @@ PUSHES_PER_S = 4  # at most this many plot updates a second...
 # ...and fewer when drawing gets slow (a long history): the figure is built here and
 # serialised by Gradio in this same process, so its cost comes out of training time. The
 # interval between pushes grows so that drawing (estimated as twice the build time, for
-# the serialisation) stays within this share of the run.
-PLOT_TIME_BUDGET = 0.02
+# the serialisation) stays within this share of the run (about 1%).
+PLOT_TIME_BUDGET = 0.01
+
+
+def next_push_interval(build_seconds: float) -> float:
+    """Seconds until the next plot update, given how long the last figure took to build.
+
+    >>> next_push_interval(0.001), next_push_interval(0.010)
+    (0.25, 2.0)
+    """
+    return max(1 / PUSHES_PER_S, 2 * build_seconds / PLOT_TIME_BUDGET)
 MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of the free memory
 DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
 CPT_SAMPLE_CHARS = 100_000
@@ -327,7 +336,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
             if now - last_push >= push_interval:
                 figure = loss_panel.figure(session, live)
                 built = time.monotonic()
-                push_interval = max(1 / PUSHES_PER_S, 2 * (built - now) / PLOT_TIME_BUDGET)
+                push_interval = next_push_interval(built - now)
                 last_push = built
                 yield (session, figure, status, samples, gr.skip(), session.coach)
         session.history, session.trainer_state = list(run.history), run.state()
