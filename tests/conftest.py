@@ -61,3 +61,15 @@ def shakespeare_text() -> str:
 def tiny_text(shakespeare_text) -> str:
     """The first 8,000 characters of Tiny Shakespeare: enough for a tokenizer, fast to use."""
     return shakespeare_text[:8000]
+
+
+@pytest.fixture
+def app_url():
+    """The app launched in this process on a free port, fresh per test (so Gradio reads the
+    test's own GRADIO_TEMP_DIR at launch); yields its URL."""
+    from playground.ui.app import build_demo, launch
+
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    yield url
+    demo.close()

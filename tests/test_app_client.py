@@ -8,7 +8,6 @@ import pytest
 from gradio_client import Client, handle_file
 
 from playground.ui import train_tab
-from playground.ui.app import build_demo, launch
 
 TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
             batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=0,
@@ -19,15 +18,6 @@ def settings(**changes):
     values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
     values.update(TINY, **changes)
     return [values[name] for name in train_tab.SETTINGS]
-
-
-@pytest.fixture
-def app_url():
-    """A fresh app per test: Gradio reads each test's own GRADIO_TEMP_DIR at launch."""
-    demo = build_demo()
-    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
-    yield url
-    demo.close()
 
 
 @contextmanager

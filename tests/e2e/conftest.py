@@ -13,17 +13,6 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 
 @pytest.fixture
-def app_url():
-    """A fresh app on a free port (per test, so it sees the test's GRADIO_TEMP_DIR)."""
-    from playground.ui.app import build_demo, launch
-
-    demo = build_demo()
-    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
-    yield url
-    demo.close()
-
-
-@pytest.fixture
 def page():
     from playwright.sync_api import expect, sync_playwright
 
