@@ -67,7 +67,9 @@ def choose_source(session: Session | None, source: str):
 def build(session: gr.State) -> dict[str, gr.components.Component]:
     """The Corpus tab's widgets and events; returns the widgets other tabs wire to."""
     gr.Markdown(tr("corpus_intro"))
-    source = gr.Radio(list(SOURCES), value=SOURCES[0], label=tr("corpus_source"),
+    source_labels = [tr(f"choice_source_{key}") for key in ("shakespeare", "upload", "paste")]
+    source = gr.Radio(list(zip(source_labels, SOURCES)), value=SOURCES[0],
+                      label=tr("corpus_source"),
                       info=tr("corpus_source_info"))
     # the label names TEXT_EXTENSIONS and MAX_UPLOAD_BYTES: the page's translator takes no values
     files = gr.File(label=tr("corpus_files_label"),

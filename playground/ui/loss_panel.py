@@ -29,7 +29,8 @@ from playground.tokenizer import Tokenizer
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure
 
-X_CHOICES = [("steps", "step"), ("tokens seen", "tokens"), ("seconds", "elapsed")]
+X_CHOICES = [(tr("choice_x_step"), "step"), (tr("choice_x_tokens"), "tokens"),
+             (tr("choice_x_elapsed"), "elapsed")]
 
 
 def figure(session: Session, history: Sequence[dict[str, Any]]):

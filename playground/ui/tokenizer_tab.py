@@ -19,8 +19,7 @@ from playground.tokenizer import BPE_DEFAULT_VOCAB, BPE_MAX_VOCAB, BPE_MIN_VOCAB
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors
 
-KINDS = [("Characters: one token per character", "char"),
-         ("BPE: frequent pieces of words become tokens", "bpe")]
+KINDS = [(tr("choice_kind_char"), "char"), (tr("choice_kind_bpe"), "bpe")]
 SAMPLE_CHARS = 400
 SHOWN_MERGES = 20
 VIEWER_MERGES = 200  # the merge viewer steps through at most this many first merges

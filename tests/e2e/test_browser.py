@@ -249,6 +249,7 @@ def test_the_page_in_chinese(app_url):
             page = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900}).new_page()
             page.set_default_timeout(60_000)
             page.goto(app_url)
+            expect(page.get_by_text("上传文件", exact=True)).to_be_visible()  # a choice, translated
             expect(page.get_by_role("tab", name="3 · 模型与训练")).to_be_visible()
             page.get_by_role("tab", name="3 · 模型与训练").click()
             expect(page.get_by_label("层数 (n_layer)", exact=True)).to_be_visible()
