@@ -28,7 +28,6 @@ The texts come from ``playground.i18n`` in the language asked for.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -37,6 +36,7 @@ import numpy as np
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import t
+from playground.reference import record_dict
 
 WINDOW = 50  # steps behind the "recent median" of the spike and trend rules
 SPIKE_RATIO = 1.5  # a spike is a loss this many times the recent median ...
@@ -86,7 +86,7 @@ def coach_notes(
     """
     config = config or TrainConfig()
     model_config = model_config or ModelConfig(vocab_size=max(2, vocab_size))
-    records = [_as_dict(r) for r in history]
+    records = [record_dict(r) for r in history]
     steps = [r for r in records if r.get("kind", "step") == "step" and "loss" in r]
     evals = [r for r in records if "val_loss" in r]
     ends = [r for r in records if r.get("kind") == "end"]
@@ -123,14 +123,6 @@ def coach_notes(
 
 
 # --- reading the records ------------------------------------------------------------------
-
-def _as_dict(record: Any) -> dict[str, Any]:
-    if isinstance(record, dict):
-        return record
-    if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return {"kind": getattr(record, "kind", None), **dataclasses.asdict(record)}
-    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
-
 
 def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)

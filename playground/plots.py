@@ -15,7 +15,6 @@ tests read the traces back. Every figure is plain ``plotly.graph_objects`` that 
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import math
 from typing import Any, Iterable, Sequence
@@ -23,6 +22,8 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from playground.reference import record_dict
 
 # A small template of our own: plotly's named templates are large, and plotly deep-copies
 # the template into every figure, which was most of the cost of a live loss-plot update.
@@ -40,15 +41,6 @@ X_AXES = {"step": "step", "tokens": "tokens seen", "elapsed": "seconds"}
 
 
 # --- records ------------------------------------------------------------------------------
-
-def _as_dict(record: Any) -> dict:
-    """A record as a dict, whether it is a dict already or a record dataclass."""
-    if isinstance(record, dict):
-        return record
-    if dataclasses.is_dataclass(record):
-        return dataclasses.asdict(record)
-    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
-
 
 def _finite_or_none(value: Any) -> float | None:
     """Losses that are NaN or infinite become gaps in the curve instead of breaking the axis."""
@@ -105,7 +97,7 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
     """
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}.")
-    records = [_as_dict(r) for r in history]
+    records = [record_dict(r) for r in history]
     steps = [r for r in records if "loss" in r and x in r]
     evals = [r for r in records if "val_loss" in r and x in r]
     if steps:

@@ -149,11 +149,22 @@ def axis_key(axis: str) -> str:
     return key
 
 
-def _as_dict(record: Any) -> dict[str, Any]:
+def record_dict(record: Any) -> dict[str, Any]:
+    """A training record as a dict: dicts (a history read back from a bundle) as they are,
+    record dataclasses (``train.StepRecord`` ...) with their ``kind``, as ``to_dict()`` gives.
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Step:
+    ...     kind = "step"
+    ...     step: int
+    >>> record_dict(Step(3)), record_dict({"step": 4})
+    ({'kind': 'step', 'step': 3}, {'step': 4})
+    """
     if isinstance(record, dict):
         return record
     if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return dataclasses.asdict(record)
+        return {"kind": getattr(record, "kind", None), **dataclasses.asdict(record)}
     raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
 
 
@@ -166,7 +177,7 @@ def x_values(history: Iterable[Any], axis: str) -> list[float]:
     ([640], [10, 10])
     """
     key = axis_key(axis)
-    return [r[key] for r in map(_as_dict, history) if key in r]
+    return [r[key] for r in map(record_dict, history) if key in r]
 
 
 def curve(history: Iterable[Any], y: str, axis: str = "step") -> tuple[list[float], list[float]]:
@@ -177,5 +188,5 @@ def curve(history: Iterable[Any], y: str, axis: str = "step") -> tuple[list[floa
     ([64], [4.2])
     """
     key = axis_key(axis)
-    records = [r for r in map(_as_dict, history) if y in r and key in r]
+    records = [r for r in map(record_dict, history) if y in r and key in r]
     return [r[key] for r in records], [r[y] for r in records]

@@ -50,6 +50,7 @@ import torch
 
 from playground.config import ConfigError, TrainConfig
 from playground.device import autocast_context, pick_device, pick_dtype, setup_backends
+from playground.reference import bits_per_char  # noqa: F401  (also part of this module's API)
 from playground.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
 
 log = logging.getLogger(__name__)
@@ -138,15 +139,6 @@ def lr_at(step: int, config: TrainConfig) -> float:
         return config.min_lr
     progress = (step - config.warmup_steps) / (config.decay_steps - config.warmup_steps)
     return config.min_lr + 0.5 * (1.0 + math.cos(math.pi * progress)) * (config.lr - config.min_lr)
-
-
-def bits_per_char(loss: float, chars_per_token: float) -> float:
-    """Nats per token to bits per character, so character and BPE runs compare.
-
-    >>> round(bits_per_char(math.log(2) * 3.0, chars_per_token=1.5), 6)
-    2.0
-    """
-    return loss / math.log(2) / chars_per_token
 
 
 def prepare_data(corpus_text: str, tokenizer, val_fraction: float = 0.1,
