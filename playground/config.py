@@ -25,6 +25,7 @@ NORM_PLACEMENTS = ("pre", "post")
 ACTIVATIONS = ("gelu", "relu", "swiglu")
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+RNG_STREAMS = ("separate", "nanogpt")
 
 
 class ConfigError(ValueError):
@@ -138,6 +139,11 @@ class TrainConfig:
     sample_tokens: int = 0  # tokens of sample text generated at each evaluation (0: none)
     val_fraction: float = 0.1  # the last 10% of the text is held out, as in nanoGPT
     seed: int = 1337
+    # separate: batches and evaluations draw from their own seeded streams, so a change to the
+    # model or to the evaluations never changes which batches a run sees (for comparisons);
+    # nanogpt: one stream in nanoGPT's order (initial weights, first batch, then each
+    # evaluation after the next step's batch), so a nanoGPT recipe gives nanoGPT's numbers
+    rng_stream: str = "separate"
     device: str = "auto"  # auto picks CUDA, then Apple MPS, then CPU
     dtype: str = "auto"  # auto: bfloat16 where the hardware is fast at it, else float32
     compile: bool = False  # torch.compile: faster steps after a warm-up of ~30 s on CPU
@@ -161,6 +167,7 @@ class TrainConfig:
         _check_int("sample_tokens", self.sample_tokens, 0, 10_000)
         _check_float("val_fraction", self.val_fraction, 0.01, 0.5)
         _check_int("seed", self.seed, 0, 2**63 - 1)
+        _check_choice("rng_stream", self.rng_stream, RNG_STREAMS)
         _check_choice("device", self.device, DEVICES)
         _check_choice("dtype", self.dtype, DTYPES)
         _check_int("threads", self.threads, 0, 1024)
@@ -221,7 +228,7 @@ PRESETS: dict[str, Preset] = {
             "nanoGPT's CPU recipe for Tiny Shakespeare: 4 layers, 128 wide, 2000 steps.",
             ModelConfig(block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0),
             TrainConfig(max_steps=2000, batch_size=12, lr=1e-3, min_lr=1e-4, warmup_steps=100,
-                        beta2=0.99, eval_interval=250, eval_iters=20),
+                        beta2=0.99, eval_interval=250, eval_iters=20, rng_stream="nanogpt"),
         ),
         Preset(
             "cpu-fast",
@@ -237,7 +244,7 @@ PRESETS: dict[str, Preset] = {
             "nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, 384 wide, context 256.",
             ModelConfig(block_size=256, n_layer=6, n_head=6, n_embd=384, dropout=0.2),
             TrainConfig(max_steps=5000, batch_size=64, lr=1e-3, min_lr=1e-4, warmup_steps=100,
-                        beta2=0.99, eval_interval=250, eval_iters=200),
+                        beta2=0.99, eval_interval=250, eval_iters=200, rng_stream="nanogpt"),
         ),
     ]
 }

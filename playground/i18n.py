@@ -33,7 +33,7 @@ SETTING_FIELDS = (
     "rope_base", "norm_eps",
     "max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
     "weight_decay", "beta1", "beta2", "grad_clip", "label_smoothing", "eval_interval",
-    "eval_iters", "sample_tokens", "val_fraction", "seed", "device", "dtype", "compile", "threads",
+    "eval_iters", "sample_tokens", "val_fraction", "seed", "rng_stream", "device", "dtype", "compile", "threads",
 )
 
 EN: dict[str, str] = {
@@ -169,6 +169,9 @@ EN: dict[str, str] = {
     "info_val_fraction": "Share of the text held out (its end) to measure validation loss.",
     "label_seed": "seed",
     "info_seed": "Random seed: the same seed and settings repeat the same run.",
+    "label_rng_stream": "random stream (rng_stream)",
+    "info_rng_stream": "separate: same batches whatever the model (fair comparisons); "
+                       "nanogpt: nanoGPT's order, to reproduce its numbers.",
     "label_device": "device",
     "info_device": "Where to train: auto picks a GPU when there is one, else the CPU.",
     "label_dtype": "number format (dtype)",
@@ -505,6 +508,8 @@ ZH_CN: dict[str, str] = {
     "info_val_fraction": "留出文本的这一比例（文本末尾）用来测量验证损失。",
     "label_seed": "随机种子 (seed)",
     "info_seed": "随机种子：相同的种子和设置会重复相同的运行。",
+    "label_rng_stream": "随机数流 (rng_stream)",
+    "info_rng_stream": "separate：无论模型如何都用相同的批次（对比公平）；nanogpt：按 nanoGPT 的顺序，复现它的数字。",
     "label_device": "设备 (device)",
     "info_device": "在哪里训练：auto 有 GPU 时用 GPU，否则用 CPU。",
     "label_dtype": "数值格式 (dtype)",

@@ -73,7 +73,10 @@ class LearnedPositions(nn.Module):
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
-        self.weight = nn.Parameter(torch.zeros(cfg.block_size, cfg.n_embd))
+        # drawn as nn.Embedding draws its table (GPT._init_weights redraws it), so a seeded
+        # model takes the same random numbers as nanoGPT's, whose wpe is an nn.Embedding
+        self.weight = nn.Parameter(torch.empty(cfg.block_size, cfg.n_embd))
+        nn.init.normal_(self.weight)
 
     def forward(self, start: int, T: int) -> torch.Tensor:
         return self.weight[start : start + T]  # (T, C)
@@ -187,7 +190,7 @@ class CausalSelfAttention(nn.Module):
         self.n_head, self.head_size = cfg.n_head, cfg.head_size
         self.qkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)
         self.proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
-        self.proj.is_residual_projection = True  # scaled down at init, see GPT._init_weights
+        self.proj.is_residual_projection = True  # scaled down at init, see GPT.__init__
         self.rotary = Rotary(cfg) if cfg.pos == "rope" else None
         self.dropout = cfg.dropout
         self.resid_dropout = nn.Dropout(cfg.dropout)
@@ -319,14 +322,18 @@ class GPT(nn.Module):
         if cfg.tie_weights:
             self.lm_head.weight = self.tok_emb.weight  # one matrix reads and writes tokens
         self.apply(self._init_weights)
-
-    def _init_weights(self, module: nn.Module) -> None:
-        """GPT-2 initialisation: N(0, 0.02), residual projections scaled by 1/sqrt(2 n_layer)."""
-        if isinstance(module, nn.Linear):
-            std = 0.02
+        # GPT-2 scales the projections that write into the residual stream by 1/sqrt(2 n_layer),
+        # which keeps its variance from growing with depth; redrawn in a second pass, in
+        # nanoGPT's order, so the same seed gives nanoGPT's initial weights
+        for module in self.modules():
             if getattr(module, "is_residual_projection", False):
-                std /= math.sqrt(2 * self.config.n_layer)  # keeps the residual stream's variance
-            nn.init.normal_(module.weight, mean=0.0, std=std)
+                nn.init.normal_(module.weight, mean=0.0, std=0.02 / math.sqrt(2 * cfg.n_layer))
+
+    @staticmethod
+    def _init_weights(module: nn.Module) -> None:
+        """GPT-2 initialisation: every matrix N(0, 0.02), biases zero."""
+        if isinstance(module, nn.Linear):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
             if module.bias is not None:
                 nn.init.zeros_(module.bias)
         elif isinstance(module, (nn.Embedding, LearnedPositions)):

@@ -10,6 +10,14 @@ generator, AdamW with weight decay on matrices only, linear warmup then cosine d
 precision. A seed makes a CPU run repeatable exactly, and ``state_dict`` holds everything
 needed to resume a run so that N steps, a save and M more steps equal N + M steps straight.
 
+Two random streams are offered (``TrainConfig.rng_stream``). "separate" (the default) draws
+training batches and evaluation batches from their own seeded generators, so two runs with
+the same seed see the same batches whatever their models or evaluation settings: what a
+comparison of one change needs. "nanogpt" draws everything from one generator in the order
+nanoGPT's ``train.py`` does: seed, initial weights, the first batch, then each evaluation
+after the next step's batch; with the same arithmetic, the nanoGPT presets then give the very
+losses nanoGPT's own code gives.
+
 With a ``DistInfo`` from ``playground.distributed`` (several processes under torchrun) the
 same loop trains data-parallel: ``batch_size`` stays the global batch. Every process draws
 the same global batch from the same seeded generator and keeps its own slice of it (rank r
@@ -167,6 +175,21 @@ def prepare_data(corpus_text: str, tokenizer, val_fraction: float = 0.1,
     return train_ids, val_ids
 
 
+def random_state_after_init(model_config, seed: int) -> torch.Tensor:
+    """The CPU generator's state right after a model of ``model_config`` is built from ``seed``.
+
+    nanoGPT seeds the global generator once, builds its model, and draws every batch from
+    what follows; the "nanogpt" stream starts here. (Built in a forked state, so the global
+    generator is untouched.)
+    """
+    from playground.model import GPT
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        GPT(model_config)
+        return torch.get_rng_state()
+
+
 def _check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
     if len(ids) < block_size + 1:
         raise ConfigError(
@@ -267,7 +290,12 @@ class Trainer:
         # dropout differs between processes; rank 0 draws what a single process would
         torch.manual_seed((config.seed + self.dist.rank) % 2**63)
         self._train_gen = torch.Generator().manual_seed(config.seed)
-        self._eval_gen = torch.Generator().manual_seed((config.seed + 1) % 2**63)
+        if config.rng_stream == "nanogpt":  # one stream, continuing from the weights' draws
+            self._train_gen.set_state(random_state_after_init(model.config, config.seed))
+            self._eval_gen = self._train_gen
+        else:
+            self._eval_gen = torch.Generator().manual_seed((config.seed + 1) % 2**63)
+        self._next_starts: torch.Tensor | None = None  # the next step's batch, once drawn
         self.step = 0
         self.elapsed = 0.0  # seconds spent in run(), summed over calls
         self.train_time = 0.0  # of which in optimiser steps (evaluations excluded)
@@ -357,7 +385,8 @@ class Trainer:
         lr = lr_at(self.step, cfg)
         for group in opt.param_groups:
             group["lr"] = lr
-        x, y = self._batch(self.train_ids, cfg.batch_size, self._train_gen)  # (B / N, T) each
+        x, y = self._gather(self.train_ids, self._next_batch_starts())  # (B / N, T) each
+        self._next_starts = None
         total = None
         for i, (xm, ym) in enumerate(zip(x.chunk(cfg.grad_accum), y.chunk(cfg.grad_accum))):
             with self._no_sync(last=i == cfg.grad_accum - 1):
@@ -398,17 +427,28 @@ class Trainer:
             return contextlib.nullcontext()
         return self._train_forward.no_sync()
 
+    def _next_batch_starts(self) -> torch.Tensor:
+        """Where the next step's windows start, drawn once (evaluations draw it first)."""
+        if self._next_starts is None:
+            T = self.block_size
+            self._next_starts = torch.randint(len(self.train_ids) - T, (self.config.batch_size,),
+                                              generator=self._train_gen)
+        return self._next_starts
+
     def _batch(self, ids: torch.Tensor, batch_size: int,
                generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-        """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T).
+        """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T)."""
+        starts = torch.randint(len(ids) - self.block_size, (batch_size,), generator=generator)
+        return self._gather(ids, starts)
 
-        With N processes, ``batch_size`` is global: all draw the same B starts (their
+    def _gather(self, ids: torch.Tensor, starts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The windows of ``ids`` that begin at ``starts``: inputs and next tokens, (B, T) each.
+
+        With N processes, the starts are of the global batch: all draw the same ones (their
         generators are seeded alike) and this process keeps its slice, (B / N, T) each.
         """
-        T = self.block_size
-        starts = torch.randint(len(ids) - T, (batch_size,), generator=generator)
         if self.dist.enabled:
-            share = batch_size // self.dist.world_size
+            share = len(starts) // self.dist.world_size
             starts = starts[self.dist.rank * share:(self.dist.rank + 1) * share]
         window = ids[starts.to(self.device)[:, None] + self._positions]  # (B, T + 1) in one gather
         return window[:, :-1].contiguous(), window[:, 1:].contiguous()
@@ -438,6 +478,9 @@ class Trainer:
         return train_loss, val_loss
 
     def _evaluate(self, elapsed) -> EvalRecord:
+        # nanoGPT has drawn the next step's batch when it evaluates; with one stream the order
+        # matters, and with separate streams drawing it now changes nothing
+        self._next_batch_starts()
         train_loss, val_loss = self.evaluate()
         return EvalRecord(
             self.step, self.tokens, train_loss, val_loss,
@@ -497,6 +540,7 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             "train_rng": self._train_gen.get_state(),
             "eval_rng": self._eval_gen.get_state(),
+            "next_starts": self._next_starts,
             "torch_rng": torch.get_rng_state(),
             "history": [dict(r) for r in self.history],
         }
@@ -514,6 +558,7 @@ class Trainer:
         self.optimizer.load_state_dict(state["optimizer"])
         self._train_gen.set_state(state["train_rng"])
         self._eval_gen.set_state(state["eval_rng"])
+        self._next_starts = state.get("next_starts")  # older bundles lack it
         torch.set_rng_state(state["torch_rng"])
         if self.scaler is not None and "scaler" in state:
             self.scaler.load_state_dict(state["scaler"])

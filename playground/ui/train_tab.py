@@ -69,7 +69,7 @@ SECTIONS = {
                      "lr_decay_steps", "weight_decay", "beta1", "beta2", "grad_clip",
                      "label_smoothing"),
     "Evaluation, data split, device": ("eval_interval", "eval_iters", "sample_tokens",
-                                       "val_fraction", "seed", "threads", "device", "dtype",
+                                       "val_fraction", "seed", "rng_stream", "threads", "device", "dtype",
                                        "compile"),
 }
 OPEN_SECTIONS = ("Model shape", "Optimisation")
@@ -85,6 +85,7 @@ CHOICES = {
     "activation": ["gelu", "relu", "swiglu"],
     "device": ["auto", "cpu", "cuda", "mps"],
     "dtype": ["auto", "float32", "bfloat16", "float16"],
+    "rng_stream": ["separate", "nanogpt"],
 }
 
 
