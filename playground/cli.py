@@ -43,6 +43,7 @@ from playground.config import (
     NORMS,
     POSITIONS,
     PRESETS,
+    RNG_STREAMS,
     ConfigError,
     ModelConfig,
     TrainConfig,
@@ -52,6 +53,7 @@ from playground.config import (
 CHOICES = {
     "pos": POSITIONS, "norm": NORMS, "norm_placement": NORM_PLACEMENTS,
     "activation": ACTIVATIONS, "device": DEVICES, "dtype": DTYPES,
+    "rng_stream": RNG_STREAMS,
 }
 # vocab_size belongs to the tokenizer: --vocab_size sets the BPE vocabulary, and the model
 # is then built with the tokenizer's actual size.

@@ -10,12 +10,19 @@ import torch
 
 from bench import cli, core
 from bench.reference import nanogpt_model
-from bench.reference.nanogpt_loop import NanoGPTRecipe, NanoGPTTrainer, get_batch, write_token_file
+from bench.reference.nanogpt_loop import (
+    NanoGPTRecipe,
+    NanoGPTTrainer,
+    get_batch,
+    nanogpt_run,
+    write_token_file,
+)
 from bench.training import bare_runner, interleave, train_until, trainer_runner
-from playground.config import ModelConfig, TrainConfig
+from playground.config import PRESETS, ModelConfig, TrainConfig, replace
 from playground.model import GPT
 from playground.model import flops_per_token as model_flops_per_token
-from playground.train import Trainer
+from playground.tokenizer import train_tokenizer
+from playground.train import EvalRecord, StepRecord, Trainer, prepare_data
 
 TINY = ModelConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
 
@@ -98,6 +105,40 @@ def test_nanogpt_get_batch_and_step(tmp_path):
     trainer = NanoGPTTrainer(path, vocab_size=11, recipe=recipe)
     losses = [trainer.step() for _ in range(3)]
     assert trainer.iter_num == 3 and all(loss == loss for loss in losses)
+
+
+def test_the_nanogpt_preset_follows_nanogpts_own_loop_number_for_number(tmp_path, tiny_text):
+    """The nanogpt-cpu recipe (made small) through our Trainer with the "nanogpt" stream, and
+    nanoGPT's train.py loop with its global generator: the same initial weights, the same
+    batches, the same evaluations, so the same losses."""
+    preset = PRESETS["nanogpt-cpu"]
+    assert preset.train.rng_stream == "nanogpt"
+    tok = train_tokenizer("char", tiny_text)
+    train_ids, val_ids = prepare_data(tiny_text, tok, 0.1, block_size=16)
+    recipe = NanoGPTRecipe(n_layer=2, n_head=2, n_embd=32, block_size=16, batch_size=4,
+                           max_iters=8, lr_decay_iters=8, warmup_iters=2, eval_iters=3)
+    reference = nanogpt_run(write_token_file(train_ids, tmp_path / "train.bin"),
+                            write_token_file(val_ids, tmp_path / "val.bin"), tok.vocab_size,
+                            recipe, eval_interval=4)
+
+    model_cfg = replace(preset.model, vocab_size=tok.vocab_size, n_layer=2, n_head=2, n_embd=32,
+                        block_size=16)
+    train_cfg = replace(preset.train, max_steps=8, batch_size=4, warmup_steps=2, eval_interval=4,
+                        eval_iters=3, device="cpu", dtype="float32")
+    torch.manual_seed(train_cfg.seed)
+    ours = []
+    for r in Trainer(GPT(model_cfg), train_ids, val_ids, train_cfg).run():
+        if isinstance(r, EvalRecord):
+            ours.append(("eval", r.step, r.train_loss, r.val_loss))
+        elif isinstance(r, StepRecord):
+            ours.append(("step", r.step, r.loss))
+
+    assert [r[:2] for r in ours] == [r[:2] for r in reference]
+    assert [r[0] for r in ours].count("eval") == 3
+    # fused vs. per-tensor AdamW may differ in the last bit of a weight, nothing more
+    for a, b in zip(ours, reference):
+        assert a[2:] == pytest.approx(b[2:], rel=1e-6, abs=0), (a, b)
+    assert ours[:2] == reference[:2]  # before any update: exactly equal
 
 
 def test_bare_loop_does_exactly_the_trainers_work():

@@ -19,6 +19,7 @@ from playground.train import (
     bits_per_char,
     lr_at,
     prepare_data,
+    random_state_after_init,
     record_from_dict,
 )
 
@@ -129,11 +130,12 @@ def test_bits_per_char_use_the_tokenizers_characters_per_token():
     assert ev.val_bpc == pytest.approx(ev.val_loss / math.log(2) / 2.5)
 
 
-def test_same_seed_repeats_exactly_and_another_seed_differs():
+@pytest.mark.parametrize("stream", ["separate", "nanogpt"])
+def test_same_seed_repeats_exactly_and_another_seed_differs(stream):
     runs = []
     for seed in (7, 7, 8):
         model = tiny_model(dropout=0.1)
-        records = list(make_trainer(model, tiny_config(seed=seed)).run())
+        records = list(make_trainer(model, tiny_config(seed=seed, rng_stream=stream)).run())
         runs.append((step_losses(records), weights(model)))
     assert runs[0][0] == runs[1][0]
     assert_same_weights(runs[0][1], runs[1][1])
@@ -144,6 +146,50 @@ def test_evaluating_does_not_change_the_training_batches():
     often = list(make_trainer(config=tiny_config(eval_interval=1)).run())
     rarely = list(make_trainer(config=tiny_config(eval_interval=1000)).run())
     assert step_losses(often) == step_losses(rarely)
+
+
+def batch_starts(trainer) -> list[list[int]]:
+    """The windows' starts of every training step of a whole run of ``trainer``."""
+    seen, gather = [], trainer._gather
+
+    def spy(ids, starts):
+        if starts is trainer._next_starts:  # a training step's (evaluations draw their own)
+            seen.append(starts.tolist())
+        return gather(ids, starts)
+
+    trainer._gather = spy
+    list(trainer.run())
+    return seen
+
+
+def test_separate_streams_give_every_model_the_same_batches():
+    """What a comparison of one change needs: the model alone differs, not the data order."""
+    runs = [batch_starts(make_trainer(tiny_model(**changes), tiny_config(eval_interval=3)))
+            for changes in ({}, {"pos": "rope"}, {"activation": "swiglu", "n_layer": 2})]
+    assert len(runs[0]) == 12 and runs[0] == runs[1] == runs[2]
+
+
+def test_the_nanogpt_stream_continues_from_the_weights_draws():
+    """nanoGPT's order: seed, initial weights, the first batch, evaluations between batches."""
+    cfg = tiny_config(rng_stream="nanogpt", eval_interval=3)
+    learned, rope = (batch_starts(make_trainer(tiny_model(pos=p), cfg)) for p in ("learned", "rope"))
+    assert learned != rope  # a learned position table takes draws that RoPE does not
+
+    g = torch.Generator()
+    g.set_state(random_state_after_init(tiny_model().config, cfg.seed))
+    spans = {"train": 500 - BLOCK, "val": 100 - BLOCK}  # make_trainer's split: 500 and 100
+
+    def draw(split):
+        return torch.randint(spans[split], (4,), generator=g).tolist()
+
+    expected = []
+    for done in range(12):  # the batch of step done + 1 is drawn before an evaluation at done
+        expected.append(draw("train"))
+        if done % 3 == 0:
+            [draw(split) for split in ("train", "val") for _ in range(2)]  # eval_iters=2 each
+    assert learned == expected
+    assert random_state_after_init(tiny_model().config, cfg.seed).equal(
+        random_state_after_init(tiny_model().config, cfg.seed))
 
 
 def test_history_holds_every_record_as_a_json_ready_dict():
@@ -343,11 +389,13 @@ def test_an_unexpected_error_ends_the_run_with_its_message():
 # Resuming
 
 
-def test_chunked_runs_equal_one_straight_run():
+@pytest.mark.parametrize("stream", ["separate", "nanogpt"])
+def test_chunked_runs_equal_one_straight_run(stream):
+    cfg = tiny_config(rng_stream=stream)
     straight_model = tiny_model(dropout=0.1)
-    straight = step_losses(make_trainer(straight_model).run())
+    straight = step_losses(make_trainer(straight_model, cfg).run())
     model = tiny_model(dropout=0.1)
-    trainer = make_trainer(model)
+    trainer = make_trainer(model, cfg)
     chunks = []
     for n in (4, 5, 100):
         records = list(trainer.run(max_steps=n))
@@ -357,11 +405,13 @@ def test_chunked_runs_equal_one_straight_run():
     assert_same_weights(weights(model), weights(straight_model))
 
 
-def test_resume_from_a_bundle_equals_one_straight_run(tmp_path):
+@pytest.mark.parametrize("stream", ["separate", "nanogpt"])
+def test_resume_from_a_bundle_equals_one_straight_run(tmp_path, stream):
     text = "the quick brown fox jumps over the lazy dog. " * 30
     tok = train_tokenizer("char", text)
     train_ids, val_ids = prepare_data(text, tok, 0.2, block_size=BLOCK)
-    cfg = tiny_config(max_steps=14, eval_interval=4)
+    # 8 steps then 6: the first part ends on an evaluation, which drew the next batch early
+    cfg = tiny_config(max_steps=14, eval_interval=4, rng_stream=stream)
 
     def model(seed):
         return tiny_model(seed, vocab_size=tok.vocab_size, dropout=0.1)
@@ -370,7 +420,7 @@ def test_resume_from_a_bundle_equals_one_straight_run(tmp_path):
     straight = list(Trainer(straight_model, train_ids, val_ids, cfg).run())
 
     first = Trainer(model(0), train_ids, val_ids, cfg)
-    head = list(first.run(max_steps=6))
+    head = list(first.run(max_steps=8))
     path = save_bundle(tmp_path / "run.zip", first.model, tok, cfg, first.history, first.state_dict())
     torch.manual_seed(123)  # whatever happened in between must not matter
     bundle = load_bundle(path)

@@ -92,11 +92,13 @@ class NanoGPTTrainer:
     """nanoGPT's model, optimiser and step on a uint16 token file; ``step()`` runs one iteration."""
 
     def __init__(self, train_bin: str, vocab_size: int, recipe: NanoGPTRecipe | None = None,
-                 seed: int = 1337):
+                 seed: int = 1337, global_stream: bool = False):
         self.recipe = r = recipe or NanoGPTRecipe()
         self.train_bin = train_bin
         torch.manual_seed(seed)
-        self.generator = torch.Generator().manual_seed(seed)
+        # train.py draws batches from the global generator that also initialised the model;
+        # a generator of its own (the default here) makes the batches independent of the model
+        self.generator = None if global_stream else torch.Generator().manual_seed(seed)
         config = GPTConfig(block_size=r.block_size, vocab_size=vocab_size, n_layer=r.n_layer,
                            n_head=r.n_head, n_embd=r.n_embd, dropout=r.dropout, bias=r.bias)
         with contextlib.redirect_stdout(io.StringIO()):  # nanoGPT prints its parameter counts
@@ -135,7 +137,7 @@ class NanoGPTTrainer:
 
     @torch.no_grad()
     def estimate_loss(self, val_bin: str) -> float:
-        """train.py ``estimate_loss`` for the validation split: mean of ``eval_iters`` batches."""
+        """train.py ``estimate_loss`` for one split: the mean of ``eval_iters`` batches."""
         r = self.recipe
         self.model.eval()
         losses = torch.zeros(r.eval_iters)
@@ -146,6 +148,24 @@ class NanoGPTTrainer:
             losses[k] = loss.item()
         self.model.train()
         return float(losses.mean())
+
+
+def nanogpt_run(train_bin: str, val_bin: str, vocab_size: int, recipe: NanoGPTRecipe,
+                eval_interval: int, seed: int = 1337) -> list[tuple]:
+    """train.py's whole loop with its one global random stream: ("eval", iter, train, val)
+    before the first step, every ``eval_interval`` iterations and at ``max_iters``, and
+    ("step", iterations done, loss) for each step. The global generator is restored after."""
+    records: list[tuple] = []
+    with torch.random.fork_rng(devices=[]):
+        trainer = NanoGPTTrainer(train_bin, vocab_size, recipe, seed=seed, global_stream=True)
+        while True:
+            it = trainer.iter_num
+            if it % eval_interval == 0:
+                records.append(("eval", it, trainer.estimate_loss(train_bin),
+                                trainer.estimate_loss(val_bin)))
+            if it == recipe.max_iters:  # train.py runs one more step; nothing reads it
+                return records
+            records.append(("step", it + 1, trainer.step()))
 
 
 def write_token_file(ids, path: str | os.PathLike) -> str:
