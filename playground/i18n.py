@@ -10,6 +10,13 @@ translator and ``i18n("label_n_layer")`` stands in for a label. Text made on the
 (status lines, coach notes, errors) goes through ``t`` with the visitor's language. This
 module imports no Gradio, so the core and the tests use it too.
 
+The core speaks English (the CLI, logs and tests read it), but what it says to people is a
+``Message``: ``msg(key, **values)`` is the English text, and it remembers its key and values
+so the page can say it again in the visitor's language with ``localize``. Errors raised with
+one, ``ConfigError(msg(...))``, are shown translated by ``error_text``. The messages the
+core and the page's handlers write live in ``playground.strings`` (one module per area);
+only the page's own labels travel to the browser.
+
 >>> t("label_n_layer", "zh-CN")
 '层数 (n_layer)'
 >>> t("coach_none", "en")
@@ -22,6 +29,8 @@ from __future__ import annotations
 
 import string
 from typing import Any
+
+from playground.strings import SERVER_CATALOGUES
 
 LANGUAGES = {"en": "English", "zh-CN": "简体中文"}
 DEFAULT_LANGUAGE = "en"
@@ -682,6 +691,14 @@ ZH_CN: dict[str, str] = {
     "error_offline": "从这里无法连接 Hugging Face Hub。",
 }
 
+PAGE_KEYS = frozenset(EN)  # what the browser translates: labels, explanations, static text
+for _area in SERVER_CATALOGUES:
+    _clash = (EN.keys() & _area.EN.keys()) or (ZH_CN.keys() & _area.ZH_CN.keys())
+    if _clash:
+        raise KeyError(f"Message ids defined twice: {', '.join(sorted(_clash))}")
+    EN.update(_area.EN)
+    ZH_CN.update(_area.ZH_CN)
+
 STRINGS: dict[str, dict[str, str]] = {"en": EN, "zh-CN": ZH_CN}
 
 
@@ -743,5 +760,62 @@ def placeholders(message: str) -> set[str]:
 
 
 def gradio_i18n_dict() -> dict[str, dict[str, str]]:
-    """What ``gr.I18n(**...)`` takes: {locale: {key: message}} (fresh copies, safe to change)."""
-    return {lang: dict(messages) for lang, messages in STRINGS.items()}
+    """What ``gr.I18n(**...)`` takes: {locale: {key: message}} for the page's own text (fresh
+    copies, safe to change); messages written on the server stay there."""
+    return {lang: {k: v for k, v in messages.items() if k in PAGE_KEYS}
+            for lang, messages in STRINGS.items()}
+
+
+class Message(str):
+    """English text that remembers its message id and values (see ``msg``).
+
+    It is a ``str`` everywhere (printing, logging, JSON, comparing), and pickles as itself.
+    """
+
+    key: str
+    values: dict[str, Any]
+
+    def __new__(cls, key: str, values: dict[str, Any]) -> "Message":
+        self = super().__new__(cls, t(key, DEFAULT_LANGUAGE, **values))
+        self.key, self.values = key, values
+        return self
+
+    def __reduce__(self):
+        return Message, (self.key, self.values)
+
+
+def msg(key: str, **values: Any) -> Message:
+    """The message ``key`` in English, ready to be said again in another language.
+
+    Values may be Messages themselves (a reason inside a sentence); numbers should come
+    formatted already, as for ``t``.
+
+    >>> m = msg("memo_none", n=20)
+    >>> m == "No span of 20 or more characters was copied from the training text.", m.key
+    (True, 'memo_none')
+    >>> localize(m, "zh-CN") == t("memo_none", "zh-CN", n=20), localize("plain", "zh-CN")
+    (True, 'plain')
+    """
+    return Message(key, values)
+
+
+def localize(text: Any, lang: str | None) -> str:
+    """``text`` in ``lang`` when it is a ``Message`` (its values too); other text as it is."""
+    if isinstance(text, Message):
+        if normalize_language(lang) == DEFAULT_LANGUAGE:
+            return str.__str__(text)
+        return t(text.key, lang, **{k: localize(v, lang) for k, v in text.values.items()})
+    return str(text)
+
+
+def error_text(error: BaseException, lang: str | None) -> str:
+    """An exception's message in ``lang`` when it was raised with a ``Message``.
+
+    >>> error_text(ValueError(msg("memo_none", n=5)), "zh-CN") == t("memo_none", "zh-CN", n=5)
+    True
+    >>> error_text(ValueError("plain words"), "zh-CN")
+    'plain words'
+    """
+    if len(error.args) == 1 and isinstance(error.args[0], Message):
+        return localize(error.args[0], lang)
+    return str(error)

@@ -8,7 +8,8 @@ import sys
 import pytest
 
 from playground.i18n import (
-    EN, LANGUAGES, SETTING_FIELDS, STRINGS, ZH_CN, gradio_i18n_dict, pick_language, placeholders, t,
+    EN, LANGUAGES, PAGE_KEYS, SETTING_FIELDS, STRINGS, ZH_CN, Message, error_text, gradio_i18n_dict,
+    localize, msg, pick_language, placeholders, t,
 )
 from playground.config import ModelConfig, TrainConfig
 
@@ -98,11 +99,15 @@ def test_pick_language_follows_the_browser_preference(header, lang):
 
 def test_gradio_i18n_dict_has_the_shape_gr_i18n_takes():
     data = gradio_i18n_dict()
-    assert data == STRINGS and data is not STRINGS and data["en"] is not EN
+    assert data.keys() == STRINGS.keys() and data["en"] is not EN
+    for lang, messages in data.items():  # the page's own text; server messages stay home
+        assert messages.keys() == PAGE_KEYS
+        assert messages == {k: STRINGS[lang][k] for k in PAGE_KEYS}
+    assert len(EN) > len(PAGE_KEYS)
     import gradio as gr
 
     i18n = gr.I18n(**data)
-    assert i18n.translations_dict == STRINGS
+    assert i18n.translations_dict == data
     assert i18n("start_button").key == "start_button"
 
 
@@ -119,3 +124,20 @@ def test_the_docstring_examples_run():
     from playground import i18n
 
     assert doctest.testmod(i18n, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+def test_a_message_is_english_text_that_can_be_said_again_in_chinese():
+    import pickle
+
+    inner = msg("memo_none", n="7")
+    outer = msg("error_bad_link", reason=inner)
+    assert outer == t("error_bad_link", "en", reason=t("memo_none", "en", n="7"))
+    assert localize(outer, "zh-CN") == t("error_bad_link", "zh-CN", reason=t("memo_none", "zh-CN", n="7"))
+    assert localize(outer, "en") == outer and type(localize(outer, "en")) is str
+    copy = pickle.loads(pickle.dumps(outer))
+    assert isinstance(copy, Message) and copy == outer and localize(copy, "zh-CN") == localize(outer, "zh-CN")
+    assert error_text(ValueError(outer), "zh-CN") == localize(outer, "zh-CN")
+    assert error_text(ValueError(outer), "en") == str(outer)
+    assert error_text(ValueError("said in English only"), "zh-CN") == "said in English only"
+    with pytest.raises(KeyError):
+        msg("no_such_message")

@@ -20,7 +20,8 @@ import gradio as gr
 
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            tokenizer_tab, train_tab)
-from playground.ui.lang import I18N, detect_language, tr
+from playground.ui.lang import (I18N, PAGE_LANG_ID, SYNC_JS, detect_language,
+                                follow_page_language, tr)
 from playground.ui.session import SESSION_TTL_S, new_session, release_session
 
 log = logging.getLogger("playground.ui")
@@ -67,7 +68,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     after its last change (default ``session_ttl()``) or as soon as the tab closes."""
     limit = compute_concurrency()
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
-    with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), js=SYNC_JS) as demo:
         gr.Markdown(tr("page_intro"))
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         # gr.State calls Session() for each visitor; the callback frees the model and files
@@ -94,8 +95,12 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             + ", and a waiting job shows its place in the queue.</small>")
         gr.Markdown(tr("language_note"), elem_id="language-note")
 
-        # first: the visitor's language, for the messages made on the server
+        # first: the visitor's language, for the messages made on the server; then whatever
+        # language the page shows (a choice under Settings included), reported by SYNC_JS
         demo.load(detect_language, session, session, api_visibility="private", queue=False)
+        page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
+        page_lang.input(follow_page_language, [session, page_lang], session,
+                        api_visibility="private", queue=False)
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
         export_tab.wire(export, session, demo, link_message, corpus["source"], tokenizer["kind"],
                         tokenizer["vocab_size"], train["settings"],

@@ -29,6 +29,7 @@ import gradio as gr
 from playground.attention import AttentionMaps
 from playground.checkpoint import BundleError
 from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.i18n import DEFAULT_LANGUAGE, error_text, t
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
 from playground.memorization import CopyIndex
 from playground.model import GPT
@@ -39,8 +40,6 @@ from playground.tokenizer import Tokenizer, TokenizerError
 log = logging.getLogger("playground.ui")
 
 SESSION_TTL_S = 2 * 3600  # state is freed this long after its last change
-UNEXPECTED = ("Something unexpected went wrong (the details are in the server log). "
-              "Nothing you made so far was lost; try again, or change the settings.")
 
 
 @functools.lru_cache(maxsize=1)
@@ -143,12 +142,21 @@ def ensure(session: Session | None) -> Session:
 PEOPLE_ERRORS = (ConfigError, CorpusError, TokenizerError, BundleError, ValueError)
 
 
-def _to_gr_error(error: Exception) -> gr.Error:
+def _to_gr_error(error: Exception, lang: str) -> gr.Error:
     if isinstance(error, PEOPLE_ERRORS):
         # expected: the person changes the input; no traceback in the server log
-        return gr.Error(str(error), title="Cannot do that yet", print_exception=False)
+        return gr.Error(error_text(error, lang), title=t("title_cannot", lang),
+                        print_exception=False)
     log.exception("unexpected error in a handler")
-    return gr.Error(UNEXPECTED, title="Unexpected error")
+    return gr.Error(t("error_unexpected", lang), title=t("title_unexpected", lang))
+
+
+def _language(args: tuple, kwargs: dict) -> str:
+    """The language of the session a handler was called with (English without one)."""
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Session):
+            return value.lang
+    return DEFAULT_LANGUAGE
 
 
 def friendly_errors(fn: Callable) -> Callable:
@@ -175,7 +183,7 @@ def friendly_errors(fn: Callable) -> Callable:
             except gr.Error:
                 raise
             except Exception as error:
-                raise _to_gr_error(error) from error
+                raise _to_gr_error(error, _language(args, kwargs)) from error
         return generator_wrapper
 
     @functools.wraps(fn)
@@ -185,7 +193,7 @@ def friendly_errors(fn: Callable) -> Callable:
         except gr.Error:
             raise
         except Exception as error:
-            raise _to_gr_error(error) from error
+            raise _to_gr_error(error, _language(args, kwargs)) from error
     return wrapper
 
 
