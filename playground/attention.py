@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from playground.i18n import msg
 from playground.model import GPT
 
 
@@ -36,7 +37,7 @@ def attention_maps(model: GPT, tokenizer, text: str, max_tokens: int | None = No
     The text is cut to its first ``max_tokens`` tokens (at most the model's context).
     """
     if not text or not text.strip():
-        raise ValueError("Type some text to look at: the attention map needs at least one token.")
+        raise ValueError(msg("attn_empty_text"))
     ids = tokenizer.encode(text)
     limit = min(model.config.block_size, max_tokens or model.config.block_size)
     ids = ids[:limit]

@@ -38,7 +38,6 @@ import dataclasses
 import json
 import os
 import struct
-import tempfile
 import zipfile
 import zlib
 from dataclasses import dataclass
@@ -53,6 +52,7 @@ import torch
 from playground import __version__
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.files import atomic_write
+from playground.i18n import Message, msg
 from playground.model import GPT
 from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_json
 
@@ -78,17 +78,22 @@ MAX_RATIO = 100  # weights barely compress, JSON about 5x; 100x means crafted da
 RATIO_MIN_BYTES = 1 * 2**20  # below 1 MiB the ratio does not matter
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".bin")
-NEVER_UNPICKLED = (
-    "Checkpoints here are never unpickled, because unpickling a file can run any code "
-    "hidden in it. Load a .zip bundle saved by Transformer Playground instead."
-)
+NEVER_UNPICKLED = msg("bundle_never_unpickled")
 
 # JSON tags for what JSON lacks, in trainer_state (see _encode_state)
 _TAGS = frozenset({"__tensor__", "__ndarray__", "__tuple__", "__items__"})
 
 
 class BundleError(ValueError):
-    """A bundle that cannot be saved or loaded, with a message meant for a person."""
+    """A bundle that cannot be saved or loaded, with a message meant for a person (a
+    ``Message``, which ``i18n.error_text`` says again in the page's language)."""
+
+
+def _reason(exc: BaseException) -> str:
+    """What ``exc`` says, kept as a ``Message`` when it was raised with one (so a config or
+    tokenizer error inside a bundle error is translated too)."""
+    said = exc.args[0] if len(exc.args) == 1 else None
+    return said if isinstance(said, Message) else str(exc)
 
 
 @dataclass
@@ -125,16 +130,14 @@ def save_bundle(
     """
     path = Path(path)
     if path.suffix.lower() != ".zip":
-        raise BundleError(f"A bundle is a .zip file; name it like '{path.stem}.zip', not '{path.name}'.")
+        raise BundleError(msg("bundle_err_suffix", stem=path.stem, name=path.name))
     model = getattr(model, "_orig_mod", model)  # a torch.compile wrapper holds the real model
     model_config: ModelConfig = model.config
     if tokenizer.vocab_size != model_config.vocab_size:
-        raise BundleError(
-            f"The tokenizer has {tokenizer.vocab_size} tokens but the model was built for "
-            f"{model_config.vocab_size}; they do not belong together, so no bundle was written."
-        )
+        raise BundleError(msg("bundle_err_vocab_save", tokens=tokenizer.vocab_size,
+                              model=model_config.vocab_size))
     if not isinstance(train_config, TrainConfig):
-        train_config = _config(TrainConfig, train_config, "training settings")
+        train_config = _config(TrainConfig, train_config, msg("bundle_what_train"))
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -226,9 +229,7 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
         try:
             tensors[name] = torch.from_numpy(np.ascontiguousarray(obj).copy())
         except TypeError:
-            raise BundleError(
-                f"{where} is a numpy array of {obj.dtype}, which a bundle cannot store."
-            ) from None
+            raise BundleError(msg("bundle_err_state_ndarray", where=where, dtype=str(obj.dtype))) from None
         return {"__ndarray__": name}
     if isinstance(obj, np.generic):
         return obj.item()
@@ -246,10 +247,7 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
              _encode_state(v, tensors, f"{where}[{k!r}]")]
             for k, v in obj.items()
         ]}
-    raise BundleError(
-        f"{where} is a {type(obj).__name__}; trainer_state may hold only tensors, numpy "
-        f"arrays, numbers, strings, None, lists, tuples and dicts (bundles never pickle)."
-    )
+    raise BundleError(msg("bundle_err_state_type", where=where, type=type(obj).__name__))
 
 
 def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
@@ -286,46 +284,42 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> 
 
     meta = _json_member(members, META, name)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise BundleError(f"'{name}' is a zip file, but not a Transformer Playground bundle.")
+        raise BundleError(msg("bundle_err_foreign", name=name))
     version = meta.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise BundleError(f"'{name}' has an unknown bundle format version ({version!r}); it is damaged.")
+        raise BundleError(msg("bundle_err_version", name=name, version=repr(version)))
     if version > FORMAT_VERSION:
-        raise BundleError(
-            f"'{name}' was saved by a newer Transformer Playground (bundle format {version}; "
-            f"this one reads format {FORMAT_VERSION}). Update the playground to load it."
-        )
+        raise BundleError(msg("bundle_err_newer", name=name, version=version,
+                              supported=FORMAT_VERSION))
     missing = [m for m in REQUIRED if m not in members]
     if meta.get("has_trainer_state"):
         missing += [m for m in (STATE_JSON, STATE_TENSORS) if m not in members]
     if missing:
-        raise BundleError(
-            f"'{name}' is incomplete: it lacks {', '.join(missing)}. Save the bundle again."
-        )
+        raise BundleError(msg("bundle_err_incomplete", name=name, members=", ".join(missing)))
 
-    model_config = _config(ModelConfig, _json_member(members, MODEL_CONFIG, name), "model settings")
-    train_config = _config(TrainConfig, _json_member(members, TRAIN_CONFIG, name), "training settings")
+    model_config = _config(ModelConfig, _json_member(members, MODEL_CONFIG, name),
+                           msg("bundle_what_model"))
+    train_config = _config(TrainConfig, _json_member(members, TRAIN_CONFIG, name),
+                           msg("bundle_what_train"))
     try:
         tokenizer = tokenizer_from_json(members[TOKENIZER].decode("utf-8"))
     except (TokenizerError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise BundleError(f"The tokenizer in '{name}' cannot be rebuilt: {exc}") from exc
+        raise BundleError(msg("bundle_err_tokenizer", name=name, reason=_reason(exc))) from exc
     if tokenizer.vocab_size != model_config.vocab_size:
-        raise BundleError(
-            f"In '{name}' the tokenizer has {tokenizer.vocab_size} tokens but the model was "
-            f"built for {model_config.vocab_size}: the parts come from different runs."
-        )
+        raise BundleError(msg("bundle_err_vocab", name=name, tokens=tokenizer.vocab_size,
+                              model=model_config.vocab_size))
     history = _json_member(members, HISTORY, name)
     if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
-        raise BundleError(f"The training history in '{name}' is damaged (expected a list of records).")
+        raise BundleError(msg("bundle_err_history", name=name))
 
     model = _model_from_weights(model_config, members[WEIGHTS], name)
     trainer_state = None
     if STATE_JSON in members:
-        tensors, _ = _safetensors(members.get(STATE_TENSORS, b""), f"the trainer state in '{name}'")
+        tensors, _ = _safetensors(members.get(STATE_TENSORS, b""), msg("bundle_part_state", name=name))
         try:
             trainer_state = _decode_state(_json_member(members, STATE_JSON, name), tensors)
         except (KeyError, TypeError, ValueError) as exc:
-            raise BundleError(f"The trainer state in '{name}' is damaged ({exc!r}).") from exc
+            raise BundleError(msg("bundle_err_state_damaged", name=name, reason=repr(exc))) from exc
     model = model.to(device).eval()
     return Bundle(model, tokenizer, model_config, train_config, history, trainer_state, meta)
 
@@ -334,32 +328,27 @@ def _read_members(path: Path) -> dict[str, bytes]:
     """The known members of the zip at ``path``, read in memory after every guard."""
     name = path.name
     if not path.exists():
-        raise BundleError(f"There is no file at '{path}'.")
+        raise BundleError(msg("bundle_err_no_file", path=str(path)))
     if path.is_dir():
-        raise BundleError(f"'{path}' is a folder; choose the bundle's .zip file.")
+        raise BundleError(msg("bundle_err_folder", path=str(path)))
     if path.suffix.lower() in PICKLE_SUFFIXES:
-        raise BundleError(f"'{name}' looks like a PyTorch pickle file ({path.suffix}). {NEVER_UNPICKLED}")
+        raise BundleError(msg("bundle_err_pickle_suffix", name=name, suffix=path.suffix,
+                              never=NEVER_UNPICKLED))
     with open(path, "rb") as f:
         head = f.read(8)
     if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode, protocols 2-5
-        raise BundleError(f"'{name}' is a Python pickle. {NEVER_UNPICKLED}")
+        raise BundleError(msg("bundle_err_pickle", name=name, never=NEVER_UNPICKLED))
     if not zipfile.is_zipfile(path):
         if path.suffix.lower() == ".zip":
-            raise BundleError(
-                f"'{name}' is damaged or incomplete: it is named .zip, but its zip directory "
-                f"cannot be found (an interrupted download or copy does that)."
-            )
-        raise BundleError(f"'{name}' is not a Transformer Playground bundle (a .zip file).")
+            raise BundleError(msg("bundle_err_zip_truncated", name=name))
+        raise BundleError(msg("bundle_err_not_zip", name=name))
     try:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
             _check_listing(infos, name)
             return {i.filename: zf.read(i) for i in infos if i.filename in KNOWN}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise BundleError(
-            f"'{name}' is damaged: a part of the zip cannot be read ({exc}). "
-            f"Save or download it again."
-        ) from exc
+        raise BundleError(msg("bundle_err_zip_damaged", name=name, reason=str(exc))) from exc
 
 
 def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
@@ -368,52 +357,47 @@ def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
     for member in names:
         parts = member.replace("\\", "/").split("/")
         if member.startswith(("/", "\\")) or "\\" in member or ".." in parts or ":" in parts[0]:
-            raise BundleError(f"'{name}' contains a suspicious entry ({member!r}); it was not loaded.")
+            raise BundleError(msg("bundle_err_suspicious", name=name, member=repr(member)))
     if len(names) != len(set(names)):
-        raise BundleError(f"'{name}' lists the same entry twice; it was not loaded.")
+        raise BundleError(msg("bundle_err_duplicate", name=name))
     if len(names) > MAX_MEMBERS:
-        raise BundleError(f"'{name}' holds {len(names)} entries, far more than a bundle; it was not loaded.")
+        raise BundleError(msg("bundle_err_too_many", name=name, n=len(names)))
     total = sum(i.file_size for i in infos)
     if total > MAX_TOTAL_BYTES:
-        raise BundleError(
-            f"'{name}' would unpack to {total / 2**30:.1f} GiB, more than the "
-            f"{MAX_TOTAL_BYTES / 2**30:.0f} GiB a bundle may hold; it was not loaded."
-        )
+        raise BundleError(msg("bundle_err_too_big", name=name, size=f"{total / 2**30:.1f}",
+                              limit=f"{MAX_TOTAL_BYTES / 2**30:.0f}"))
     for i in infos:
         if i.file_size > RATIO_MIN_BYTES and i.file_size > MAX_RATIO * max(i.compress_size, 1):
-            raise BundleError(
-                f"'{name}' has an entry that unpacks {i.file_size // max(i.compress_size, 1):,} "
-                f"times larger than it is stored ({i.filename}); that is a zip bomb, not a "
-                f"bundle, so it was not loaded."
-            )
+            raise BundleError(msg("bundle_err_zip_bomb", name=name, member=i.filename,
+                                  ratio=f"{i.file_size // max(i.compress_size, 1):,}"))
     if any(m.endswith((".pkl", ".pickle")) for m in names):
-        raise BundleError(f"'{name}' holds pickled data (a torch.save file?). {NEVER_UNPICKLED}")
+        raise BundleError(msg("bundle_err_pickled_inside", name=name, never=NEVER_UNPICKLED))
     if META not in names:
         nested = [m for m in names if m.endswith("/" + META)]
-        hint = (
-            f" Its files sit in a folder ({nested[0].rsplit('/', 1)[0]}/); zip the files themselves."
-            if nested else f" It holds: {', '.join(names[:5])}{' ...' if len(names) > 5 else ''}."
-        )
-        raise BundleError(f"'{name}' is a zip file, but not a Transformer Playground bundle.{hint}")
+        if nested:
+            raise BundleError(msg("bundle_err_foreign_folder", name=name,
+                                  folder=nested[0].rsplit("/", 1)[0]))
+        held = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
+        raise BundleError(msg("bundle_err_foreign_holds", name=name, members=held))
 
 
 def _json_member(members: dict[str, bytes], member: str, name: str) -> Any:
     if member not in members:
-        raise BundleError(f"'{name}' is incomplete: it lacks {member}. Save the bundle again.")
+        raise BundleError(msg("bundle_err_incomplete", name=name, members=member))
     try:
         return json.loads(members[member].decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
-        raise BundleError(f"{member} in '{name}' is damaged (not valid JSON: {exc}).") from exc
+        raise BundleError(msg("bundle_err_json", member=member, name=name, reason=str(exc))) from exc
 
 
 def _config(cls, data: Any, what: str):
     """A config from a dict, any problem turned into a BundleError that keeps its message."""
     if not isinstance(data, dict):
-        raise BundleError(f"The {what} in this bundle are damaged (expected a JSON object).")
+        raise BundleError(msg("bundle_err_config_damaged", what=what))
     try:
         return cls.from_dict(data)
     except (ConfigError, TypeError) as exc:
-        raise BundleError(f"The {what} in this bundle cannot be used: {exc}") from exc
+        raise BundleError(msg("bundle_err_config", what=what, reason=_reason(exc))) from exc
 
 
 def _safetensors(data: bytes, what: str) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -425,40 +409,41 @@ def _safetensors(data: bytes, what: str) -> tuple[dict[str, torch.Tensor], dict[
         metadata = json.loads(data[8:8 + header_len]).get("__metadata__") or {}
         return safetensors.torch.load(data), metadata
     except Exception as exc:  # safetensors raises its own SafetensorError; struct, json theirs
-        raise BundleError(f"The tensors of {what} are damaged ({exc}).") from exc
+        raise BundleError(msg("bundle_err_tensors", what=what, reason=str(exc))) from exc
 
 
 def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
     """Build ``GPT(config)`` and load the weights, after checking they fit it exactly."""
-    tensors, metadata = _safetensors(data, f"the model in '{name}'")
+    tensors, metadata = _safetensors(data, msg("bundle_part_model", name=name))
     for left_out, kept in metadata.items():  # restore the names of shared (tied) tensors
         if left_out not in tensors and kept in tensors:
             tensors[left_out] = tensors[kept]
     with torch.device("meta"):  # shapes only: settings that claim a huge model allocate nothing
         expected = GPT(config).state_dict()
-    problems = [f"{k} is missing" for k in expected if k not in tensors]
-    problems += [f"{k} is not part of this model" for k in tensors if k not in expected]
+    problems = [msg("bundle_problem_missing", tensor=k) for k in expected if k not in tensors]
+    problems += [msg("bundle_problem_extra", tensor=k) for k in tensors if k not in expected]
     problems += [
-        f"{k} is {tuple(tensors[k].shape)} but these settings make it {tuple(expected[k].shape)}"
+        msg("bundle_problem_shape", tensor=k, shape=str(tuple(tensors[k].shape)),
+            expected=str(tuple(expected[k].shape)))
         for k in expected if k in tensors and tensors[k].shape != expected[k].shape
     ]
     problems += [
-        f"{k} holds {tensors[k].dtype} values, not floating-point weights"
+        msg("bundle_problem_dtype", tensor=k, dtype=str(tensors[k].dtype))
         for k in expected if k in tensors and not tensors[k].is_floating_point()
     ]
     if problems:
-        shown = "; ".join(problems[:4])
+        shown = problems[0]  # "a; b; c; d; and 3 more", each part translatable
+        for problem in problems[1:4]:
+            shown = msg("bundle_problems_join", first=shown, then=problem)
         if len(problems) > 4:
-            shown += f"; and {len(problems) - 4} more"
-        raise BundleError(f"The weights in '{name}' do not fit its model settings: {shown}.")
+            shown = msg("bundle_problems_more", first=shown, n=len(problems) - 4)
+        raise BundleError(msg("bundle_err_weights", name=name, problems=shown))
     model = GPT(config)  # the weights fit it exactly, so it is no bigger than they are
     first_of: dict[int, str] = {}
     for k, t in model.state_dict().items():  # names the settings tie must hold equal matrices
         if t.numel() and first_of.setdefault(t.data_ptr(), k) != k:
             if not torch.equal(tensors[k], tensors[first_of[t.data_ptr()]]):
-                raise BundleError(
-                    f"The weights in '{name}' hold different values for {first_of[t.data_ptr()]} "
-                    f"and {k}, but its settings tie them (tie_weights=True)."
-                )
+                raise BundleError(msg("bundle_err_tied", name=name, first=first_of[t.data_ptr()],
+                                      second=k))
     model.load_state_dict(tensors, strict=True)
     return model

@@ -19,6 +19,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from playground.i18n import msg
+
 POSITIONS = ("learned", "sinusoidal", "rope", "none")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("pre", "post")
@@ -34,21 +36,24 @@ class ConfigError(ValueError):
 
 def _check_int(name: str, value: Any, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} must be a whole number, got {value!r}.")
+        raise ConfigError(msg("cfg_not_whole_number", name=name, value=repr(value)))
     if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low:,} and {high:,}, got {value:,}.")
+        raise ConfigError(msg("cfg_out_of_range", name=name, low=f"{low:,}", high=f"{high:,}",
+                              value=f"{value:,}"))
 
 
 def _check_float(name: str, value: Any, low: float, high: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ConfigError(f"{name} must be a number, got {value!r}.")
+        raise ConfigError(msg("cfg_not_number", name=name, value=repr(value)))
     if not low <= value <= high:
-        raise ConfigError(f"{name} must be between {low:g} and {high:g}, got {value:g}.")
+        raise ConfigError(msg("cfg_out_of_range", name=name, low=f"{low:g}", high=f"{high:g}",
+                              value=f"{value:g}"))
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}.")
+        raise ConfigError(msg("cfg_not_a_choice", name=name, choices=", ".join(choices),
+                              value=repr(value)))
 
 
 @dataclass
@@ -87,18 +92,11 @@ class ModelConfig:
         _check_choice("norm_placement", self.norm_placement, NORM_PLACEMENTS)
         _check_choice("activation", self.activation, ACTIVATIONS)
         if self.n_embd % self.n_head:
-            raise ConfigError(
-                f"The width n_embd={self.n_embd} must divide evenly among the {self.n_head} "
-                f"attention heads (each head gets n_embd / n_head numbers). Try n_embd="
-                f"{max(self.n_head, round(self.n_embd / self.n_head) * self.n_head)} "
-                f"or a number of heads that divides {self.n_embd}."
-            )
+            suggestion = max(self.n_head, round(self.n_embd / self.n_head) * self.n_head)
+            raise ConfigError(msg("cfg_heads_divide", n_embd=self.n_embd, n_head=self.n_head,
+                                  suggestion=suggestion))
         if self.pos == "rope" and self.head_size % 2:
-            raise ConfigError(
-                f"RoPE rotates the numbers of each head in pairs, so the head size "
-                f"(n_embd / n_head = {self.head_size}) must be even. Change n_embd or n_head, "
-                f"or pick another kind of position encoding."
-            )
+            raise ConfigError(msg("cfg_rope_odd_head", head_size=self.head_size))
 
     @property
     def head_size(self) -> int:
@@ -172,15 +170,11 @@ class TrainConfig:
         _check_choice("dtype", self.dtype, DTYPES)
         _check_int("threads", self.threads, 0, 1024)
         if self.min_lr > self.lr:
-            raise ConfigError(
-                f"min_lr ({self.min_lr:g}) is where the learning rate ends, so it cannot be "
-                f"above the peak lr ({self.lr:g})."
-            )
+            raise ConfigError(msg("cfg_min_lr_above_lr", min_lr=f"{self.min_lr:g}",
+                                  lr=f"{self.lr:g}"))
         if self.batch_size % self.grad_accum:
-            raise ConfigError(
-                f"batch_size={self.batch_size} must split evenly into grad_accum="
-                f"{self.grad_accum} micro-batches."
-            )
+            raise ConfigError(msg("cfg_batch_split", batch_size=self.batch_size,
+                                  grad_accum=self.grad_accum))
 
     @property
     def decay_steps(self) -> int:
@@ -199,7 +193,7 @@ def _from_dict(cls, data: dict[str, Any]):
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ConfigError(f"Unknown {cls.__name__} settings: {', '.join(unknown)}.")
+        raise ConfigError(msg("cfg_unknown_settings", config=cls.__name__, names=", ".join(unknown)))
     return cls(**data)
 
 

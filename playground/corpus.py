@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Union
 
+from playground.i18n import msg
+
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 TEXT_EXTENSIONS = (".txt", ".md")
 SOURCES = ("bundled", "hub", "upload", "paste")
@@ -44,7 +46,12 @@ PathLike = Union[str, os.PathLike]
 
 
 class CorpusError(ValueError):
-    """A text that cannot be used, with a message meant for a person."""
+    """A text that cannot be used, with a message meant for a person (a ``Message``, which
+    ``i18n.error_text`` says again in the page's language)."""
+
+
+# The name of pasted text: English here, the page's language where the page shows it.
+PASTED_TEXT = msg("corpus_err_pasted_text")
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,7 @@ class Corpus:
     def preview(self, n_chars: int = 500) -> str:
         """The first ``n_chars`` characters, with "…" appended when the text goes on."""
         if isinstance(n_chars, bool) or not isinstance(n_chars, int) or n_chars < 0:
-            raise CorpusError(f"The preview length must be a whole number ≥ 0, got {n_chars!r}.")
+            raise CorpusError(msg("corpus_err_preview_length", value=repr(n_chars)))
         head = self.text[:n_chars]
         return head + "…" if len(self.text) > n_chars else head
 
@@ -100,16 +107,12 @@ class Corpus:
         """
         if (isinstance(val_fraction, bool) or not isinstance(val_fraction, (int, float))
                 or not 0.0 < val_fraction < 1.0):
-            raise CorpusError(
-                f"The validation fraction must be a number between 0 and 1 (for example 0.1 "
-                f"for 10%), got {val_fraction!r}.")
+            raise CorpusError(msg("corpus_err_val_fraction", value=repr(val_fraction)))
         n = len(self.text)
         cut = int(n * (1.0 - val_fraction))
         if cut < MIN_SPLIT_CHARS or n - cut < MIN_SPLIT_CHARS:
-            raise CorpusError(
-                f"'{self.name}' has only {n:,} characters: too short to keep at least "
-                f"{MIN_SPLIT_CHARS} characters each for training and validation with a "
-                f"validation fraction of {val_fraction:g}. Use a longer text.")
+            raise CorpusError(msg("corpus_err_too_short", name=self.name, n=f"{n:,}",
+                                  min_chars=MIN_SPLIT_CHARS, fraction=f"{val_fraction:g}"))
         return self.text[:cut], self.text[cut:]
 
 
@@ -131,7 +134,7 @@ def load_tiny_shakespeare(source: str = "bundled") -> Corpus:
         return Corpus(_load_bundled(), name="Tiny Shakespeare", source="bundled")
     if source == "hub":
         return Corpus(_load_hub(), name="Tiny Shakespeare (Hub)", source="hub")
-    raise CorpusError(f"Unknown source {source!r} for Tiny Shakespeare: use 'bundled' or 'hub'.")
+    raise CorpusError(msg("corpus_err_source", source=repr(source)))
 
 
 def _load_bundled() -> str:
@@ -142,23 +145,16 @@ def _load_bundled() -> str:
     try:
         raw = BUNDLED_PATH.read_bytes()
     except OSError as exc:
-        raise CorpusError(
-            f"The bundled copy of Tiny Shakespeare is missing from the package "
-            f"({BUNDLED_PATH.name}): reinstall the package.") from exc
+        raise CorpusError(msg("corpus_err_bundled_missing", file=BUNDLED_PATH.name)) from exc
     dataset = Dataset.from_dict({"text": [raw.decode("utf-8")]})
     return dataset[0]["text"]
 
 
 def _load_hub() -> str:
     if _hub_offline():
-        raise CorpusError(
-            "The Hugging Face Hub is switched off here (HF_HUB_OFFLINE is set), so Tiny "
-            "Shakespeare cannot be downloaded. The bundled copy is available: choose 'bundled'.")
+        raise CorpusError(msg("corpus_err_hub_offline"))
     if not _hub_reachable():
-        raise CorpusError(
-            "The Hugging Face Hub is unreachable (no network connection to "
-            f"{_hub_host()[0]}). The bundled copy of Tiny Shakespeare is available: "
-            "choose 'bundled'.")
+        raise CorpusError(msg("corpus_err_hub_unreachable", host=_hub_host()[0]))
     from datasets import load_dataset
 
     try:
@@ -167,10 +163,8 @@ def _load_hub() -> str:
         # they give the original file back.
         return "".join(dataset[split]["text"][0] for split in HUB_SPLITS)
     except Exception as exc:  # datasets raises many types (ConnectionError, HfHubHTTPError, ...)
-        raise CorpusError(
-            f"Could not load {HUB_DATASET} from the Hugging Face Hub ({type(exc).__name__}: "
-            f"{exc}). The bundled copy of Tiny Shakespeare is available: choose "
-            "'bundled'.") from exc
+        raise CorpusError(msg("corpus_err_hub_failed", dataset=HUB_DATASET,
+                              reason=f"{type(exc).__name__}: {exc}")) from exc
 
 
 def _hub_offline() -> bool:
@@ -235,14 +229,12 @@ def load_files(paths: PathLike | Iterable[PathLike], max_bytes: int = DEFAULT_MA
         paths = [paths]
     paths = [Path(p) for p in paths]
     if not paths:
-        raise CorpusError("No file was given: upload one or more .txt or .md files.")
+        raise CorpusError(msg("corpus_err_no_files"))
 
     sizes = [_checked_size(path, max_bytes) for path in paths]
     if sum(sizes) > max_bytes:
-        raise CorpusError(
-            f"Together the files {', '.join(p.name for p in paths)} are "
-            f"{_human_bytes(sum(sizes))}, over the {_human_bytes(max_bytes)} limit. "
-            "Upload fewer or smaller files.")
+        raise CorpusError(msg("corpus_err_files_too_big", files=", ".join(p.name for p in paths),
+                              size=_human_bytes(sum(sizes)), limit=_human_bytes(max_bytes)))
 
     texts = [_read_text_file(path, max_bytes) for path in paths]
     # "a\n" + "\n" + "b": one blank line between files
@@ -250,7 +242,7 @@ def load_files(paths: PathLike | Iterable[PathLike], max_bytes: int = DEFAULT_MA
     return Corpus(text, name=" + ".join(p.name for p in paths), source="upload")
 
 
-def from_text(text: str, name: str = "pasted text", max_bytes: int = DEFAULT_MAX_BYTES) -> Corpus:
+def from_text(text: str, name: str = PASTED_TEXT, max_bytes: int = DEFAULT_MAX_BYTES) -> Corpus:
     """Pasted text as a corpus, with the same checks and newline normalisation as files.
 
     The cap counts the UTF-8 bytes, so 1,000 Chinese characters count as 3,000 bytes.
@@ -260,43 +252,38 @@ def from_text(text: str, name: str = "pasted text", max_bytes: int = DEFAULT_MAX
     """
     _check_max_bytes(max_bytes)
     if not isinstance(text, str):
-        raise CorpusError(f"The {name} must be a string of text, got {type(text).__name__}.")
+        raise CorpusError(msg("corpus_err_not_text", name=name, type=type(text).__name__))
     try:
         n_bytes = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:  # lone surrogates cannot be stored or tokenized
-        raise CorpusError(
-            f"The {name} contains an invalid character at position {exc.start} "
-            "(a lone surrogate): paste it again from the original source.") from exc
+        raise CorpusError(msg("corpus_err_surrogate", name=name, position=exc.start)) from exc
     if n_bytes > max_bytes:
-        raise CorpusError(
-            f"The {name} is {_human_bytes(n_bytes)}, over the {_human_bytes(max_bytes)} limit. "
-            "Use a shorter text.")
+        raise CorpusError(msg("corpus_err_text_too_big", name=name, size=_human_bytes(n_bytes),
+                              limit=_human_bytes(max_bytes)))
     if "\x00" in text:
-        raise CorpusError(f"The {name} contains NUL characters, so it is not plain text.")
+        raise CorpusError(msg("corpus_err_text_nul", name=name))
     text = _normalise_newlines(text.removeprefix("\ufeff"))
     if not text.strip():
-        raise CorpusError(f"The {name} is empty (or only whitespace): give some text to train on.")
+        raise CorpusError(msg("corpus_err_text_empty", name=name))
     return Corpus(text, name=name, source="paste")
 
 
 def _check_max_bytes(max_bytes: int) -> None:
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
-        raise CorpusError(f"The size limit must be a positive number of bytes, got {max_bytes!r}.")
+        raise CorpusError(msg("corpus_err_size_limit", value=repr(max_bytes)))
 
 
 def _checked_size(path: Path, max_bytes: int) -> int:
     """The file's size in bytes from os.stat, after checking its extension and the cap."""
     if path.suffix.lower() not in TEXT_EXTENSIONS:
-        raise CorpusError(
-            f"'{path.name}' is not a .txt or .md file: upload plain text saved as .txt or .md.")
+        raise CorpusError(msg("corpus_err_extension", file=path.name))
     try:
         size = os.stat(path).st_size
     except OSError as exc:
-        raise CorpusError(f"'{path.name}' could not be opened: upload it again.") from exc
+        raise CorpusError(msg("corpus_err_unopenable", file=path.name)) from exc
     if size > max_bytes:
-        raise CorpusError(
-            f"'{path.name}' is {_human_bytes(size)}, over the {_human_bytes(max_bytes)} limit. "
-            "Upload a smaller file.")
+        raise CorpusError(msg("corpus_err_file_too_big", file=path.name, size=_human_bytes(size),
+                              limit=_human_bytes(max_bytes)))
     return size
 
 
@@ -304,23 +291,19 @@ def _read_text_file(path: Path, max_bytes: int) -> str:
     with open(path, "rb") as f:
         raw = f.read(max_bytes + 1)  # never more than the cap, even if the file grew since stat
     if len(raw) > max_bytes:
-        raise CorpusError(f"'{path.name}' is over the {_human_bytes(max_bytes)} limit.")
+        raise CorpusError(msg("corpus_err_file_grew", file=path.name, limit=_human_bytes(max_bytes)))
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise CorpusError(
-            f"'{path.name}' is saved as UTF-16: save it as UTF-8 text and upload it again.")
+        raise CorpusError(msg("corpus_err_utf16", file=path.name))
     if b"\x00" in raw:
-        raise CorpusError(
-            f"'{path.name}' contains NUL bytes, so it looks like a binary file, not text. "
-            "Upload a plain-text .txt or .md file.")
+        raise CorpusError(msg("corpus_err_binary", file=path.name))
     try:
         text = raw.decode("utf-8-sig")  # strips a leading BOM if there is one
     except UnicodeDecodeError as exc:
-        raise CorpusError(
-            f"'{path.name}' is not valid UTF-8 text (byte 0x{raw[exc.start]:02X} at position "
-            f"{exc.start:,}). Save it as UTF-8 and upload it again.") from exc
+        raise CorpusError(msg("corpus_err_not_utf8", file=path.name, byte=f"0x{raw[exc.start]:02X}",
+                              position=f"{exc.start:,}")) from exc
     text = _normalise_newlines(text)
     if not text.strip():
-        raise CorpusError(f"'{path.name}' is empty (or only whitespace): upload a file with text.")
+        raise CorpusError(msg("corpus_err_file_empty", file=path.name))
     return text
 
 
@@ -332,7 +315,7 @@ def _normalise_newlines(text: str) -> str:
 def _human_bytes(n: int) -> str:
     """2_500_000 -> '2.4 MB' (binary units, as file managers show them)."""
     if n < 1024:
-        return f"{n:,} bytes"
+        return msg("corpus_err_bytes", n=f"{n:,}")
     if n < 1024 * 1024:
         return f"{n / 1024:.1f} KB"
     return f"{n / (1024 * 1024):.1f} MB"

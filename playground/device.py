@@ -24,6 +24,7 @@ from pathlib import Path
 import torch
 
 from playground.config import DTYPES, ConfigError
+from playground.i18n import Message, msg
 
 DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -59,33 +60,25 @@ def pick_device(pref: str = "auto") -> torch.device:
     try:
         device = torch.device(pref)
     except RuntimeError:
-        raise DeviceError(f"Unknown device {pref!r}. Choose auto, cpu, cuda or mps.") from None
+        raise DeviceError(msg("device_unknown", device=repr(pref))) from None
     if device.type == "cpu":
         return device
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise DeviceError(
-                "CUDA was asked for, but this machine has no usable NVIDIA GPU (or this "
-                "PyTorch build has no CUDA support). Choose device auto or cpu."
-            )
+            raise DeviceError(msg("device_no_cuda"))
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
-            raise DeviceError(
-                f"GPU number {device.index} was asked for, but this machine has {count} "
-                f"GPU{'s' if count != 1 else ''} (numbered from 0). Choose cuda or auto."
-            )
+            key = "device_gpu_index_one" if count == 1 else "device_gpu_index_many"
+            raise DeviceError(msg(key, index=device.index, count=count))
         return device
     if device.type == "mps":
         if not torch.backends.mps.is_available():
-            raise DeviceError(
-                "Apple's MPS was asked for, but it is not available here (it needs a Mac "
-                "with Apple silicon and a PyTorch build with MPS). Choose device auto or cpu."
-            )
+            raise DeviceError(msg("device_no_mps"))
         return device
-    raise DeviceError(f"Unknown device {pref!r}. Choose auto, cpu, cuda or mps.")
+    raise DeviceError(msg("device_unknown", device=repr(pref)))
 
 
-def describe_device(device: torch.device) -> str:
+def describe_device(device: torch.device) -> Message:
     """One line for people: which device, and what matters about it.
 
     >>> describe_device(torch.device("cpu"))  # doctest: +SKIP
@@ -95,11 +88,12 @@ def describe_device(device: torch.device) -> str:
     if device.type == "cuda":
         index = device.index if device.index is not None else torch.cuda.current_device()
         props = torch.cuda.get_device_properties(index)
-        return f"GPU: {props.name} ({props.total_memory / 2**30:.0f} GiB)"
+        return msg("device_describe_gpu", name=props.name,
+                   memory=f"{props.total_memory / 2**30:.0f}")
     if device.type == "mps":
-        return "Apple GPU (MPS)"
-    fast = "yes" if cpu_bf16_is_fast() else "no"
-    return f"CPU ({torch.get_num_threads()} threads, bf16 fast: {fast})"
+        return msg("device_describe_mps")
+    key = "device_describe_cpu_bf16_fast" if cpu_bf16_is_fast() else "device_describe_cpu_bf16_slow"
+    return msg(key, threads=torch.get_num_threads())
 
 
 # On a CPU, bfloat16 pays only for wide matmuls: measured on an AMX Xeon, a 128-wide model
@@ -120,13 +114,12 @@ def pick_dtype(pref: str, device: torch.device, n_embd: int | None = None) -> to
     """
     device = torch.device(device)
     if pref not in DTYPES:
-        raise DeviceError(f"dtype must be one of {', '.join(DTYPES)}; got {pref!r}.")
+        raise DeviceError(msg("cfg_not_a_choice", name="dtype", choices=", ".join(DTYPES),
+                              value=repr(pref)))
     if pref != "auto":
         dtype = DTYPE_BY_NAME[pref]
         if device.type == "cuda" and dtype == torch.bfloat16 and not torch.cuda.is_bf16_supported():
-            raise DeviceError(
-                "This GPU cannot compute in bfloat16. Choose dtype auto or float32."
-            )
+            raise DeviceError(msg("device_no_bf16"))
         return dtype
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32

@@ -26,6 +26,7 @@ from typing import Any
 
 from playground import __version__
 from playground.files import atomic_write
+from playground.i18n import Message, msg
 
 TEMPLATE = Path(__file__).with_name("export_template.py")
 SCRIPT_NAME = "generate_standalone.py"
@@ -35,7 +36,8 @@ _REPO_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,94}[A-Za-z0-9]$|^[A-Za-z0
 
 
 class ExportError(ValueError):
-    """An export that cannot be done, with a message meant for a person."""
+    """An export that cannot be done, with a message meant for a person (a ``Message``,
+    which ``i18n.error_text`` says again in the page's language)."""
 
 
 # --- the standalone script ----------------------------------------------------------------
@@ -171,20 +173,16 @@ def check_repo_id(repo_id: Any) -> str:
     parts = text.split("/")
     if (len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts)
             or any(".." in p or "--" in p for p in parts) or parts[1].endswith(".git")):
-        raise ExportError(
-            f"The repository must look like user/name: letters, digits, '-', '_' and '.', "
-            f"each part starting and ending with a letter or digit, at most 96 characters; "
-            f"got {repo_id!r}.")
+        raise ExportError(msg("export_err_repo_id", value=repr(repo_id)))
     return text
 
 
 def check_token(token: Any) -> str:
     text = token.strip() if isinstance(token, str) else ""
     if not text:
-        raise ExportError("Pushing to the Hub needs a Hugging Face token with write access "
-                          "(huggingface.co/settings/tokens).")
+        raise ExportError(msg("export_err_no_token"))
     if any(c.isspace() for c in text):
-        raise ExportError("The token has spaces in it; copy it again from huggingface.co/settings/tokens.")
+        raise ExportError(msg("export_err_token_spaces"))
     return text
 
 
@@ -228,14 +226,13 @@ def push_to_hub(bundle_path: str | os.PathLike, repo_id: str, token: str, *,
     return f"https://huggingface.co/{repo_id}"
 
 
-def _hub_message(exc: Exception, repo_id: str) -> str:
+def _hub_message(exc: Exception, repo_id: str) -> Message:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status == 401:
-        return "The Hub did not accept the token: check that it is valid and has write access."
+        return msg("export_err_hub_token")
     if status == 403:
-        return (f"The token may not write to {repo_id}: use a token with write access, and a "
-                f"user or organisation name it belongs to.")
+        return msg("export_err_hub_forbidden", repo=repo_id)
     if type(exc).__name__ in ("OfflineModeIsEnabled", "ConnectionError", "ConnectTimeout"):
-        return "The Hugging Face Hub cannot be reached from here."
-    return f"Pushing to the Hub failed: {str(exc)[:300]}"
+        return msg("export_err_hub_offline")
+    return msg("export_err_hub_failed", reason=str(exc)[:300])
 

@@ -21,6 +21,7 @@ from typing import Iterator
 
 import torch
 
+from playground.i18n import msg
 from playground.model import GPT
 
 
@@ -93,7 +94,7 @@ def generate(
 ) -> Iterator[GenerationStep]:
     """Stream new tokens after ``prompt``; see the module docstring for the window rule."""
     if max_new_tokens < 0:
-        raise ValueError("max_new_tokens cannot be negative.")
+        raise ValueError(msg("gen_negative_max_new_tokens"))
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device

@@ -89,7 +89,7 @@ EN: dict[str, str] = {
     "vocab_size": "BPE vocabulary size",
     "vocab_size_info": "How many different tokens BPE learns (only for BPE).",
     "tokenizer_train_button": "Train tokenizer",
-    "tokenizer_none": "No tokenizer yet: press 'Train tokenizer'.",
+    "tokenizer_none": "*No tokenizer yet: press 'Train tokenizer'.*",
     "tokenizer_tokens": "The start of the corpus, cut into tokens (colours alternate)",
     "tokenizer_stats": "{vocab} tokens; {chars_per_token} characters per token on this text.",
     "tokenizer_vocab_smaller": "This text supports only {actual} tokens; {requested} were "
@@ -197,7 +197,7 @@ EN: dict[str, str] = {
     "stop_button": "Stop",
     "download_button": "Download the trained model (.zip)",
     "upload_bundle": "Upload a model bundle (.zip) saved by this app",
-    "not_trained": "Not trained yet.",
+    "not_trained": "*Not trained yet.*",
     "status_step": "Step {step} of {max_steps}: loss {loss}, {tokens_per_s} tokens/s.",
     "status_eval": "Step {step}: train loss {train_loss}, validation loss {val_loss} "
                    "({val_bpc} bits per character).",
@@ -382,6 +382,25 @@ EN: dict[str, str] = {
     "share_intro": "A link that opens this page with the settings of every tab filled in "
                    "(your own text is not part of it).",
     "share_link_info": "Copy it with the button on the right and send it to anyone.",
+    "page_footer": "<small>Each visitor has their own text, tokenizer and model; training, "
+                   "generation and attention take turns on this machine (one at a time), and a "
+                   "waiting job shows its place in the queue.</small>",
+    "page_footer_parallel": "<small>Each visitor has their own text, tokenizer and model; "
+                            "training, generation and attention take turns on this machine (a "
+                            "few at a time), and a waiting job shows its place in the "
+                            "queue.</small>",
+    "page_coach_empty": "**Training coach**  \nNothing to flag so far.",
+    # the preset menu: "name: description" of each preset (train_tab.PAGE_PRESETS)
+    "page_preset_quick": "quick: The tiny model for 300 steps: a first run in a minute or two on "
+                         "a laptop CPU.",
+    "page_preset_tiny": "tiny: A very small model that trains in about a minute on a laptop CPU.",
+    "page_preset_nanogpt_cpu": "nanogpt-cpu: nanoGPT's CPU recipe for Tiny Shakespeare: 4 layers, "
+                               "128 wide, 2000 steps.",
+    "page_preset_cpu_fast": "cpu-fast: The quickest way to Shakespeare-like text on a CPU: val "
+                            "loss 1.88 in 700-800 steps (3 layers, RoPE, 4x nanoGPT's learning "
+                            "rate, batch 16).",
+    "page_preset_nanogpt_gpu": "nanogpt-gpu: nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, "
+                               "384 wide, context 256.",
     # --- errors -------------------------------------------------------------------------------
     "error_title": "Something needs fixing",
     "error_unexpected": "Something unexpected went wrong (the details are in the server log). "
@@ -434,7 +453,7 @@ ZH_CN: dict[str, str] = {
     "vocab_size": "BPE 词表大小",
     "vocab_size_info": "BPE 学习多少种不同的词元（仅用于 BPE）。",
     "tokenizer_train_button": "训练分词器",
-    "tokenizer_none": "还没有分词器：请点击“训练分词器”。",
+    "tokenizer_none": "*还没有分词器：请点击“训练分词器”。*",
     "tokenizer_tokens": "语料开头切分成的词元（颜色交替显示）",
     "tokenizer_stats": "{vocab} 个词元；在这段文本上平均每个词元 {chars_per_token} 个字符。",
     "tokenizer_vocab_smaller": "这段文本只能支持 {actual} 个词元；要求的是 {requested} 个。",
@@ -534,7 +553,7 @@ ZH_CN: dict[str, str] = {
     "stop_button": "停止",
     "download_button": "下载训练好的模型（.zip）",
     "upload_bundle": "上传本应用保存的模型包（.zip）",
-    "not_trained": "还没有训练。",
+    "not_trained": "*还没有训练。*",
     "status_step": "第 {step} 步（共 {max_steps} 步）：损失 {loss}，每秒 {tokens_per_s} 个词元。",
     "status_eval": "第 {step} 步：训练损失 {train_loss}，验证损失 {val_loss}（每字符 {val_bpc} 比特）。",
     "status_done": "已完成全部 {max_steps} 步，用时 {seconds} 秒。",
@@ -679,6 +698,20 @@ ZH_CN: dict[str, str] = {
     "hub_private_info": "只有你（和你的组织）能看到私有仓库。",
     "share_intro": "一个链接：打开后页面上每个标签页的设置都会被填好（不包含你自己的文本）。",
     "share_link_info": "用右边的按钮复制，然后发给任何人。",
+    "page_footer": "<small>每位访客都有自己的文本、分词器和模型；训练、生成和注意力计算在这台机器上"
+                   "轮流进行（一次一个），排队等待的任务会显示它在队列中的位置。</small>",
+    "page_footer_parallel": "<small>每位访客都有自己的文本、分词器和模型；训练、生成和注意力计算在"
+                            "这台机器上轮流进行（一次几个），排队等待的任务会显示它在队列中的位置。"
+                            "</small>",
+    "page_coach_empty": "**训练教练**  \n目前没有需要提醒的问题。",
+    "page_preset_quick": "quick：tiny 模型训练 300 步，在笔记本电脑的 CPU 上一两分钟就能完成第一次运行。",
+    "page_preset_tiny": "tiny：一个非常小的模型，在笔记本电脑的 CPU 上大约一分钟就能训练完。",
+    "page_preset_nanogpt_cpu": "nanogpt-cpu：nanoGPT 在 CPU 上训练 Tiny Shakespeare 的配方：4 层，"
+                               "宽 128，2000 步。",
+    "page_preset_cpu_fast": "cpu-fast：在 CPU 上最快写出莎士比亚风格文本的设置：700-800 步内验证"
+                            "损失降到 1.88（3 层、RoPE、4 倍于 nanoGPT 的学习率、批大小 16）。",
+    "page_preset_nanogpt_gpu": "nanogpt-gpu：nanoGPT 在 GPU 上训练 Tiny Shakespeare 的配方：6 层，"
+                               "宽 384，上下文长度 256。",
     "error_title": "有需要修正的地方",
     "error_unexpected": "发生了意外错误（详情在服务器日志中）。你到目前为止做的一切都没有丢失；请重试，或修改设置。",
     "error_no_model": "还没有模型：请先训练一个（第 3 个标签页）或上传一个模型包。",

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from playground.i18n import msg
+
 K = 8  # window length of the index; min_chars may not go below it
 _BASE = np.uint64(1_000_003)
 _CHUNK = 1 << 22  # windows hashed at once: bounds the temporaries to ~100 MB for any corpus
@@ -95,7 +97,7 @@ class CopyIndex:
         every verbatim match and ``copied_chars`` counts each character once.
         """
         if isinstance(min_chars, bool) or not isinstance(min_chars, int) or min_chars < K:
-            raise ValueError(f"The shortest span the check can look for is {K} characters.")
+            raise ValueError(msg("memo_err_min_chars", n=K))
         n_windows = len(generated) - min_chars + 1
         if n_windows <= 0 or self.keys.size == 0:
             return CopyReport([], 0, len(generated))

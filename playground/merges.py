@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
+from playground.i18n import msg
 from playground.tokenizer import Tokenizer, TokenizerError, _byte_to_unicode, _bytes_display
 
 MAX_TEXT_CHARS = 2_000  # the viewer shows one sentence or paragraph; pure Python beyond is slow
@@ -69,10 +70,10 @@ def tokens_after_merges(tokenizer: Tokenizer, text: str, k: int) -> list[str]:
     learns no merges: its tokens are the characters, whatever ``k``.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise TokenizerError(f"The number of merges must be a whole number from 0 up, got {k!r}.")
+        raise TokenizerError(msg("merges_err_count", value=repr(k)))
     if len(text) > MAX_TEXT_CHARS:
-        raise TokenizerError(f"The sample is {len(text):,} characters long; the merge viewer "
-                             f"shows at most {MAX_TEXT_CHARS:,}. Use a shorter sentence.")
+        raise TokenizerError(msg("merges_err_too_long", n=f"{len(text):,}",
+                                 max_chars=f"{MAX_TEXT_CHARS:,}"))
     if tokenizer.kind != "bpe":
         return tokenizer.token_strs(tokenizer.encode(text))
     ranks = _ranks(tokenizer.to_json())

@@ -24,6 +24,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from playground.config import ModelConfig, TrainConfig
+from playground.i18n import msg
 
 # ---------------------------------------------------------------------------------------------
 # Normalisation
@@ -152,10 +153,8 @@ class LayerKVCache:
     def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         T = k.size(2)
         if self.length + T > self.k.size(2):
-            raise ValueError(
-                f"The KV cache holds {self.k.size(2)} tokens; it cannot take {T} more after "
-                f"{self.length}. Start a new cache (generation slides its window for this)."
-            )
+            raise ValueError(msg("model_kv_cache_full", size=self.k.size(2), n=T,
+                                 length=self.length))
         self.k[:, :, self.length : self.length + T] = k
         self.v[:, :, self.length : self.length + T] = v
         self.length += T
@@ -351,11 +350,8 @@ class GPT(nn.Module):
         B, T = idx.shape
         start = cache.length if cache is not None else 0
         if start + T > self.config.block_size:
-            raise ValueError(
-                f"This model reads at most {self.config.block_size} tokens at once "
-                f"(block_size); it was given {start + T}. Crop the input to the last "
-                f"{self.config.block_size} tokens."
-            )
+            raise ValueError(msg("model_input_too_long", block_size=self.config.block_size,
+                                 n=start + T))
         x = self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T)  # (B, T, C)
         x = self.drop(x)
         layer_caches = cache.layers if cache is not None else [None] * len(self.blocks)

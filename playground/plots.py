@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from playground.i18n import t
 from playground.reference import record_dict
 
 # A small template of our own: plotly's named templates are large, and plotly deep-copies
@@ -37,7 +38,7 @@ MAX_TICK_LABELS = 64  # beyond this the axis labels overlap; every k-th is shown
 WHITESPACE_SYMBOLS = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 TOKEN_COLOURS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa")
 
-X_AXES = {"step": "step", "tokens": "tokens seen", "elapsed": "seconds"}
+X_AXES = {"step": "step", "tokens": "tokens seen", "elapsed": "seconds"}  # titles: plot_axis_<x>
 
 
 # --- records ------------------------------------------------------------------------------
@@ -78,7 +79,7 @@ def downsample(xs: Sequence[float], ys: Sequence[float | None], max_points: int 
 
 
 def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_POINTS,
-                references: Sequence[Any] = ()) -> go.Figure:
+                references: Sequence[Any] = (), lang: str = "en") -> go.Figure:
     """Train loss at every step and validation loss at every evaluation, against ``x``.
 
     ``history`` holds step records (with ``loss``) and evaluation records (with
@@ -86,7 +87,8 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
     step records (a bundle that kept only evaluations) the train curve uses the evaluations'
     ``train_loss``. ``x`` is ``"step"``, ``"tokens"`` or ``"elapsed"``. ``references`` are
     horizontal levels drawn as dashed lines after the two curves: ``(label, value)`` pairs
-    or objects with ``.label`` and ``.value`` (``reference.ReferenceLine``).
+    or objects with ``.label`` and ``.value`` (``reference.ReferenceLine``). The figure's
+    own words (axis titles, trace names) are in ``lang`` ("en" or "zh-CN").
 
     >>> fig = loss_figure([{"step": s, "loss": 5.0 - s / 100} for s in range(1, 5001)])
     >>> len(fig.data[0].x), fig.data[0].x[-1]
@@ -94,6 +96,8 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
     >>> fig = loss_figure([{"step": 1, "loss": 4.0}, {"step": 9, "loss": 3.0}], references=[("ln 65", 4.17)])
     >>> fig.data[2].name, list(fig.data[2].x), list(fig.data[2].y)
     ('ln 65', [1, 9], [4.17, 4.17])
+    >>> [trace.name for trace in loss_figure([], lang="zh-CN").data]
+    ['训练', '验证']
     """
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}.")
@@ -109,21 +113,21 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
                               max_points)
 
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=train_x, y=train_y, name="train", mode="lines",
+    fig.add_trace(go.Scatter(x=train_x, y=train_y, name=t("plot_train", lang), mode="lines",
                              line=dict(color="#2563eb", width=1.5)))
-    fig.add_trace(go.Scatter(x=val_x, y=val_y, name="validation", mode="lines+markers",
+    fig.add_trace(go.Scatter(x=val_x, y=val_y, name=t("plot_validation", lang), mode="lines+markers",
                              line=dict(color="#ea580c", width=2), marker=dict(size=7)))
     fig.update_layout(
         template=TEMPLATE,
         uirevision="loss",  # constant: plotly.js keeps the reader's zoom while points arrive
-        xaxis_title=X_AXES[x], yaxis_title="loss (cross-entropy, nats)",
+        xaxis_title=t(f"plot_axis_{x}", lang), yaxis_title=t("plot_loss_axis", lang),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
         margin=dict(l=60, r=20, t=40, b=50), height=360,
         hovermode="x unified",
     )
     add_reference_lines(fig, references, [*train_x, *val_x])
     if not train_x and not val_x:
-        fig.add_annotation(text="The loss curve appears here once training starts.",
+        fig.add_annotation(text=t("plot_loss_empty", lang),
                            showarrow=False, font=dict(size=14, color="#6b7280"),
                            xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_xaxes(range=[0, 1], showticklabels=False)
@@ -156,10 +160,12 @@ def add_reference_lines(fig: go.Figure, references: Sequence[Any], xs: Sequence[
 
 
 def compare_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]],
-                   unit: str = "loss", x: str = "step", references: Sequence[Any] = ()) -> go.Figure:
+                   unit: str = "loss", x: str = "step", references: Sequence[Any] = (),
+                   lang: str = "en") -> go.Figure:
     """Validation curves of several runs overlaid: one trace per ``(name, xs, ys)``.
 
-    ``unit`` is "loss" (nats per token) or "bpc" (bits per character), for the y axis title.
+    ``unit`` is "loss" (nats per token) or "bpc" (bits per character), for the y axis title;
+    the titles and the note shown without curves are in ``lang``.
 
     >>> fig = compare_figure([("run 1", [0, 10], [4.2, 3.1]), ("run 2", [0, 10], [4.2, 2.9])])
     >>> [t.name for t in fig.data], list(fig.data[1].y), fig.layout.yaxis.title.text
@@ -174,14 +180,13 @@ def compare_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]
                                  mode="lines+markers", marker=dict(size=6)))
         all_x += list(xs)
     add_reference_lines(fig, references, all_x)
-    y_title = ("validation bits per character" if unit == "bpc"
-               else "validation loss (nats per token)")
+    y_title = t("plot_val_bpc_axis" if unit == "bpc" else "plot_val_loss_axis", lang)
     fig.update_layout(
-        template=TEMPLATE, xaxis_title=X_AXES[x], yaxis_title=y_title, height=400,
+        template=TEMPLATE, xaxis_title=t(f"plot_axis_{x}", lang), yaxis_title=y_title, height=400,
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
         margin=dict(l=60, r=20, t=40, b=50), hovermode="x unified")
     if not curves:
-        fig.add_annotation(text="Select two or more runs to compare their validation curves.",
+        fig.add_annotation(text=t("plot_compare_empty", lang),
                            showarrow=False, font=dict(size=14, color="#6b7280"),
                            xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_xaxes(showticklabels=False)
@@ -230,11 +235,12 @@ def _causal(weights: np.ndarray) -> np.ndarray:
     return out
 
 
-def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = "") -> go.Figure:
+def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = "",
+                     lang: str = "en") -> go.Figure:
     """One head's attention as a heatmap: row = the token looking (query), column = looked at.
 
     ``weights`` is (T, T) with rows summing to 1; ``tokens`` the T display strings. The
-    hover names both tokens and the weight.
+    hover names both tokens and the weight; axis titles and hover are in ``lang``.
 
     >>> fig = attention_figure(np.array([[1.0, 0.0], [0.3, 0.7]]), ["a", "a"])
     >>> fig.layout.xaxis.ticktext, fig.layout.yaxis.autorange
@@ -249,27 +255,27 @@ def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = ""
     fig = go.Figure(go.Heatmap(
         z=_causal(weights), x=list(range(T)), y=list(range(T)), customdata=customdata,
         colorscale="Viridis", zmin=0.0, zmax=float(np.nanmax(weights)) if T else 1.0,
-        colorbar=dict(title=dict(text="weight")),
+        colorbar=dict(title=dict(text=t("plot_weight", lang))),
         # %{x} and %{y} would show the tick text again, so the hover names the tokens only
-        hovertemplate=("“%{customdata[0]}” looks at “%{customdata[1]}”"
-                       "<br>weight %{z:.3f}<extra></extra>"),
+        hovertemplate=(t("plot_looks_at", lang, query="%{customdata[0]}", target="%{customdata[1]}")
+                       + "<br>" + t("plot_weight_value", lang, value="%{z:.3f}") + "<extra></extra>"),
     ))
     ticks = _tick_labels(tokens)
     side = min(1000, max(360, 14 * T + 160))  # ~14 px per row keeps every label readable
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=side,
-        xaxis=dict(title=dict(text="key (token attended to)"), tickangle=-60, **ticks),
-        yaxis=dict(title=dict(text="query (token attending)"), autorange="reversed", **ticks),
+        xaxis=dict(title=dict(text=t("plot_key_axis", lang)), tickangle=-60, **ticks),
+        yaxis=dict(title=dict(text=t("plot_query_axis", lang)), autorange="reversed", **ticks),
         margin=dict(l=80, r=20, t=50 if title else 20, b=90),
     )
     return fig
 
 
 def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int = 4,
-                          title: str = "") -> go.Figure:
+                          title: str = "", lang: str = "en") -> go.Figure:
     """Every head of one layer side by side, sharing one colour scale.
 
-    ``weights`` is (n_head, T, T).
+    ``weights`` is (n_head, T, T); the head titles and the hover are in ``lang``.
 
     >>> fig = attention_grid_figure(np.ones((3, 2, 2)) / 2, ["a", "b"], cols=2)
     >>> len(fig.data), fig.data[0].coloraxis
@@ -280,13 +286,16 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
     n_head, T = weights.shape[0], len(tokens)
     cols = max(1, min(cols, n_head))
     rows = math.ceil(n_head / cols)
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"head {h}" for h in range(n_head)],
+    heads = [t("plot_head", lang, n=h) for h in range(n_head)]
+    hover = "<br>".join([t("plot_query_key", lang, query="%{y}", target="%{x}"),
+                         t("plot_weight_value", lang, value="%{z:.3f}")])
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=heads,
                         horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.08)
     z = _causal(weights)
     for h in range(n_head):
         fig.add_trace(go.Heatmap(
             z=z[h], x=list(range(T)), y=list(range(T)), coloraxis="coloraxis",
-            hovertemplate=f"head {h}<br>query %{{y}} → key %{{x}}<br>weight %{{z:.3f}}<extra></extra>",
+            hovertemplate=f"{heads[h]}<br>{hover}<extra></extra>",
         ), row=h // cols + 1, col=h % cols + 1)
     ticks = _tick_labels(tokens) if T <= 24 else dict(tickmode="auto")
     fig.update_xaxes(tickangle=-60, **ticks)
@@ -300,10 +309,12 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
     return fig
 
 
-def next_token_figure(top: Sequence[tuple[str, float]], title: str = "") -> go.Figure:
+def next_token_figure(top: Sequence[tuple[str, float]], title: str = "",
+                      lang: str = "en") -> go.Figure:
     """The most likely next tokens as horizontal bars, the likeliest on top.
 
-    ``top`` is [(token string, probability)], highest first, as ``generate`` reports it.
+    ``top`` is [(token string, probability)], highest first, as ``generate`` reports it; the
+    axis title is in ``lang``.
 
     >>> fig = next_token_figure([(" ", 0.5), ("e", 0.3)])
     >>> list(fig.data[0].x), fig.layout.yaxis.ticktext
@@ -319,18 +330,20 @@ def next_token_figure(top: Sequence[tuple[str, float]], title: str = "") -> go.F
     ))
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=max(220, 32 * len(top) + 80),
-        xaxis=dict(title=dict(text="probability"), range=[0, max(probs, default=1.0) * 1.1]),
+        xaxis=dict(title=dict(text=t("plot_probability", lang)),
+                   range=[0, max(probs, default=1.0) * 1.1]),
         yaxis=dict(tickmode="array", tickvals=positions, ticktext=labels, autorange="reversed"),
         margin=dict(l=90, r=20, t=40 if title else 20, b=50),
     )
     return fig
 
 
-def token_html(tokens: Sequence[str], max_tokens: int = 400) -> str:
+def token_html(tokens: Sequence[str], max_tokens: int = 400, lang: str = "en") -> str:
     """The text cut into its tokens as coloured, HTML-escaped spans (colours alternate).
 
     Newlines stay line breaks (with a ⏎ mark so the token is visible); spaces keep their
     width inside the coloured box. Past ``max_tokens`` a note says how many were left out.
+    The tooltips ("token 3") and that note are in ``lang``.
 
     >>> token_html(["<b>", " x"])
     '<div class="token-view" style="font-family: monospace; white-space: pre-wrap; line-height: 1.9;"><span title="token 0" style="background:#fde68a; border-radius:3px; padding:1px 0;">&lt;b&gt;</span><span title="token 1" style="background:#bfdbfe; border-radius:3px; padding:1px 0;"> x</span></div>'
@@ -339,11 +352,13 @@ def token_html(tokens: Sequence[str], max_tokens: int = 400) -> str:
     for i, tok in enumerate(tokens[:max_tokens]):
         text = html.escape(tok).replace("\n", "⏎\n").replace("\t", "⇥\t")
         colour = TOKEN_COLOURS[i % len(TOKEN_COLOURS)]
-        spans.append(f'<span title="token {i}" style="background:{colour}; border-radius:3px; '
+        tip = html.escape(t("plot_token", lang, n=i))
+        spans.append(f'<span title="{tip}" style="background:{colour}; border-radius:3px; '
                      f'padding:1px 0;">{text}</span>')
     more = len(tokens) - max_tokens
     if more > 0:
-        spans.append(f'<span style="color:#6b7280;"> … and {more:,} more tokens</span>')
+        note = html.escape(t("plot_more_tokens", lang, n=f"{more:,}"))
+        spans.append(f'<span style="color:#6b7280;"> {note}</span>')
     return ('<div class="token-view" style="font-family: monospace; white-space: pre-wrap; '
             'line-height: 1.9;">' + "".join(spans) + "</div>")
 

@@ -123,7 +123,6 @@ def reference_lines(
     def convert(value: float) -> float:
         return bits_per_char(value, chars_per_token) if unit == "bpc" else value
 
-    uniform = convert(uniform_loss(vocab_size))
     def line(key: str, value: float) -> ReferenceLine:
         label = t(f"ref_{key}", lang, vocab=f"{vocab_size}", value=f"{value:.2f}")
         return ReferenceLine(key, label, value)

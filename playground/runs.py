@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.i18n import msg
 from playground.reference import axis_key, bits_per_char, curve
 
 MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(ModelConfig))
@@ -144,8 +145,8 @@ class RunLog:
         by_name = {r.name: r for r in self.runs}
         missing = [n for n in names if n not in by_name]
         if missing:
-            raise ConfigError(f"No run is called {', '.join(map(repr, missing))}; the runs of "
-                              f"this session are {', '.join(self.names()) or 'none yet'}.")
+            raise ConfigError(msg("runs_err_unknown", names=", ".join(map(repr, missing)),
+                                  runs=", ".join(self.names()) or msg("runs_none_yet")))
         return [by_name[n] for n in names]
 
 
@@ -212,18 +213,17 @@ def one_change(run: RunRecord, setting: str, value: Any) -> tuple[ModelConfig, T
     the value the run already has.
     """
     if setting == "vocab_size":
-        raise ConfigError("vocab_size follows the tokenizer: train another tokenizer to change it.")
+        raise ConfigError(msg("runs_err_vocab_size"))
     if setting in MODEL_FIELDS:
         cls, current = ModelConfig, run.model_config
     elif setting in TRAIN_FIELDS:
         cls, current = TrainConfig, run.train_config
     else:
-        raise ConfigError(f"There is no setting called {setting!r}; pick one of "
-                          f"{', '.join(ABLATIONS)} (or any model or training setting).")
+        raise ConfigError(msg("runs_err_no_setting", setting=repr(setting),
+                              choices=", ".join(ABLATIONS)))
     new_value = coerce(setting, value)
     if _same(new_value, current[setting]):
-        raise ConfigError(f"This run already has {setting}={current[setting]!r}; pick another "
-                          f"value to see its effect.")
+        raise ConfigError(msg("runs_err_same_value", setting=setting, value=repr(current[setting])))
     model_dict, train_dict = dict(run.model_config), dict(run.train_config)
     (model_dict if cls is ModelConfig else train_dict)[setting] = new_value
     return ModelConfig.from_dict(model_dict), TrainConfig.from_dict(train_dict)
@@ -242,7 +242,7 @@ def coerce(setting: str, value: Any) -> Any:
         word = str(value).strip().lower()
         if word in _BOOL_WORDS:
             return _BOOL_WORDS[word]
-        raise ConfigError(f"{setting} is on or off (true or false), got {value!r}.")
+        raise ConfigError(msg("runs_err_bool", setting=setting, value=repr(value)))
     if kind in ("int", "float"):
         try:
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
@@ -251,12 +251,12 @@ def coerce(setting: str, value: Any) -> Any:
             if not math.isfinite(number):
                 raise ValueError
         except (TypeError, ValueError):
-            raise ConfigError(f"{setting} must be a {'whole ' if kind == 'int' else ''}number, "
-                              f"got {value!r}.") from None
+            key = "runs_err_whole" if kind == "int" else "runs_err_number"
+            raise ConfigError(msg(key, setting=setting, value=repr(value))) from None
         if kind == "float":
             return float(number)
         if number != int(number):
-            raise ConfigError(f"{setting} must be a whole number, got {value!r}.")
+            raise ConfigError(msg("runs_err_whole", setting=setting, value=repr(value)))
         return int(number)
     return value.strip() if isinstance(value, str) else value
 

@@ -38,6 +38,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.i18n import Message, msg
 
 VERSION = 1
 MAX_QUERY_CHARS = 8_000  # browsers and servers accept ~8 KB of URL; a longer link is not ours
@@ -73,7 +74,8 @@ KEYS = DATA_KEYS + MODEL_KEYS + TRAIN_KEYS + SAMPLING_KEYS  # the order links ar
 
 
 class ShareError(ValueError):
-    """A link whose settings cannot be used, with a message meant for a person."""
+    """A link whose settings cannot be used, with a message meant for a person (a
+    ``Message``, which ``i18n.error_text`` says again in the page's language)."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +120,7 @@ def _parse(key: str, text: str) -> Any:
     if kind == "bool":
         words = {"1": True, "true": True, "0": False, "false": False}
         if text.strip().lower() not in words:
-            raise ShareError(f"The link's setting {key} must be 1 or 0 (on or off), got {text[:40]!r}.")
+            raise ShareError(msg("share_err_bool", setting=key, value=repr(text[:40])))
         return words[text.strip().lower()]
     if kind == "int" and len(text) <= 40:
         try:  # int() first: a seed above 2**53 must not pass through a float
@@ -131,35 +133,37 @@ def _parse(key: str, text: str) -> Any:
         number = math.nan
     if kind == "int":  # "4.0" or "1e3", as a number widget may write them
         if not math.isfinite(number) or number != int(number) or abs(number) > 2**53:
-            raise ShareError(f"The link's setting {key} must be a whole number, got {text[:40]!r}.")
+            raise ShareError(msg("share_err_whole", setting=key, value=repr(text[:40])))
         return int(number)
     if not math.isfinite(number):
-        raise ShareError(f"The link's setting {key} must be a number, got {text[:40]!r}.")
+        raise ShareError(msg("share_err_number", setting=key, value=repr(text[:40])))
     return number
 
 
 def _check(settings: dict[str, Any]) -> None:
     """Check every setting as the page would; raise ShareError with the reason."""
     if settings["corpus"] not in CORPUS_CHOICES:
-        raise ShareError(f"The link's corpus must be one of {', '.join(CORPUS_CHOICES)}, "
-                         f"got {str(settings['corpus'])[:40]!r}.")
+        raise ShareError(msg("share_err_corpus", choices=", ".join(CORPUS_CHOICES),
+                             value=repr(str(settings["corpus"])[:40])))
     if settings["tokenizer"] not in TOKENIZER_CHOICES:
-        raise ShareError(f"The link's tokenizer must be char or bpe, got {str(settings['tokenizer'])[:40]!r}.")
+        raise ShareError(msg("share_err_tokenizer", value=repr(str(settings["tokenizer"])[:40])))
     if not 256 <= settings["vocab_size"] <= 16_384:
-        raise ShareError(f"The link's BPE vocab_size must be from 256 to 16,384, got {settings['vocab_size']:,}.")
+        raise ShareError(msg("share_err_vocab", value=f"{settings['vocab_size']:,}"))
     if len(settings["prompt"]) > MAX_PROMPT_CHARS:
-        raise ShareError(f"The link's prompt is longer than {MAX_PROMPT_CHARS:,} characters.")
+        raise ShareError(msg("share_err_prompt", max_chars=f"{MAX_PROMPT_CHARS:,}"))
     ranges = {"max_new_tokens": (1, 2_000), "temperature": (0.0, 2.0), "top_k": (0, 200),
               "top_p": (0.05, 1.0), "sample_seed": (0, 2**63 - 1)}
     for key, (low, high) in ranges.items():
         if not low <= settings[key] <= high:
-            raise ShareError(f"The link's setting {key} must be between {low:g} and {high:g}, "
-                             f"got {settings[key]:g}.")
+            raise ShareError(msg("share_err_range", setting=key, low=f"{low:g}", high=f"{high:g}",
+                                 value=f"{settings[key]:g}"))
     try:
         SharedSettings(settings).train_config
         SharedSettings(settings).model_config(vocab_size=256)
     except (ConfigError, TypeError) as exc:
-        raise ShareError(f"The link's settings cannot be used: {exc}") from None
+        said = exc.args[0] if len(exc.args) == 1 else None  # a ConfigError's Message stays one
+        reason = said if isinstance(said, Message) else str(exc)
+        raise ShareError(msg("share_err_settings", reason=reason)) from None
 
 
 def encode_settings(settings: Mapping[str, Any]) -> str:
@@ -171,7 +175,7 @@ def encode_settings(settings: Mapping[str, Any]) -> str:
     """
     unknown = sorted(set(settings) - set(KEYS))
     if unknown:
-        raise ShareError(f"These are not settings a link can carry: {', '.join(unknown)}.")
+        raise ShareError(msg("share_err_unknown", keys=", ".join(unknown)))
     full = {**DEFAULTS_V1, **{key: _normalise(key, value) for key, value in settings.items()}}
     _check(full)
     pairs = [("v", str(VERSION))] + [(k, _format(full[k])) for k in KEYS if full[k] != DEFAULTS_V1[k]]
@@ -183,10 +187,10 @@ def _normalise(key: str, value: Any) -> Any:
     widget's 4.0 for n_layer becomes 4)."""
     if _kind(key) == "str":
         if not isinstance(value, str):
-            raise ShareError(f"The setting {key} must be text, got {value!r}.")
+            raise ShareError(msg("share_err_not_text", setting=key, value=repr(value)))
         return value
     if isinstance(value, bool) and _kind(key) != "bool":
-        raise ShareError(f"The setting {key} must be a number, got {value!r}.")
+        raise ShareError(msg("share_err_not_number", setting=key, value=repr(value)))
     return _parse(key, value if isinstance(value, str) else _format(value))
 
 
@@ -207,12 +211,11 @@ def decode_settings(query: str | Mapping[str, Any]) -> SharedSettings:
     values: dict[str, str] = {}
     for key, value in pairs:
         if key in values:
-            raise ShareError(f"The link gives the setting {key[:40]} twice; keep one.")
+            raise ShareError(msg("share_err_twice", setting=key[:40]))
         values[key] = value
     version_text = values.pop("v", str(VERSION))
     if version_text not in {str(v) for v in DEFAULTS}:
-        raise ShareError(f"This link's format ({version_text[:10]!r}) is unknown here: it was "
-                         f"made by another version of the app. Open it there, or update this one.")
+        raise ShareError(msg("share_err_version", version=repr(version_text[:10])))
     settings = dict(DEFAULTS[int(version_text)])
     ignored = []
     for key, text in values.items():
@@ -227,15 +230,15 @@ def decode_settings(query: str | Mapping[str, Any]) -> SharedSettings:
 def _pairs(query: str | Mapping[str, Any]) -> list[tuple[str, str]]:
     if isinstance(query, Mapping):
         if len(query) > MAX_FIELDS:
-            raise ShareError(f"The link holds more than {MAX_FIELDS} settings; it is not a link to these settings.")
+            raise ShareError(msg("share_err_too_many", n=MAX_FIELDS))
         pairs = [(str(k), str(v)) for k, v in query.items()]
         if sum(len(k) + len(v) for k, v in pairs) > MAX_QUERY_CHARS:
-            raise ShareError(f"The link is longer than {MAX_QUERY_CHARS:,} characters; it is not a link to these settings.")
+            raise ShareError(msg("share_err_too_long", n=f"{MAX_QUERY_CHARS:,}"))
         return pairs
     if not isinstance(query, str):
-        raise ShareError(f"A link is text, got {type(query).__name__}.")
+        raise ShareError(msg("share_err_type", type=type(query).__name__))
     if len(query) > MAX_QUERY_CHARS:
-        raise ShareError(f"The link is longer than {MAX_QUERY_CHARS:,} characters; it is not a link to these settings.")
+        raise ShareError(msg("share_err_too_long", n=f"{MAX_QUERY_CHARS:,}"))
     if "://" in query or query.startswith("/"):
         query = urlsplit(query).query
     query = query.lstrip("?").split("#", 1)[0]
@@ -243,4 +246,4 @@ def _pairs(query: str | Mapping[str, Any]) -> list[tuple[str, str]]:
         return parse_qsl(query, keep_blank_values=True, max_num_fields=MAX_FIELDS,
                          errors="strict")
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ShareError(f"The link cannot be read ({str(exc)[:80]}).") from None
+        raise ShareError(msg("share_err_unreadable", reason=str(exc)[:80])) from None

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from playground.files import atomic_write
+from playground.i18n import msg
 
 KINDS = ("char", "bpe")
 BPE_MIN_VOCAB = 256  # the 256 byte tokens; fewer would break the any-text round trip
@@ -42,7 +43,8 @@ _PIECE_CHARS = 4096
 
 
 class TokenizerError(ValueError):
-    """A tokenizer that cannot be built, loaded or applied, with a message meant for a person."""
+    """A tokenizer that cannot be built, loaded or applied, with a message meant for a person
+    (a ``Message``, which ``i18n.error_text`` says again in the page's language)."""
 
 
 class Tokenizer:
@@ -79,7 +81,7 @@ class Tokenizer:
     def chars_per_token(self, text: str) -> float:
         """Average characters per token on ``text``: 1.0 for char level, more for BPE."""
         if not text:
-            raise TokenizerError("Characters per token needs a non-empty text.")
+            raise TokenizerError(msg("tok_err_chars_per_token"))
         return len(text) / len(self.encode(text))
 
     def to_json(self) -> str:
@@ -98,14 +100,11 @@ class Tokenizer:
         if arr.size == 0:
             return []
         if arr.ndim != 1 or arr.dtype.kind not in "iu":
-            raise TokenizerError(
-                f"Token ids must be a flat list of whole numbers, got {arr.dtype} values "
-                f"of shape {arr.shape}.")
+            raise TokenizerError(msg("tok_err_ids_shape", dtype=str(arr.dtype), shape=str(arr.shape)))
         low, high = int(arr.min()), int(arr.max())
         if low < 0 or high >= self.vocab_size:
-            raise TokenizerError(
-                f"Token id {low if low < 0 else high:,} is not in this tokenizer's vocabulary "
-                f"of {self.vocab_size:,} (ids 0 to {self.vocab_size - 1:,}).")
+            raise TokenizerError(msg("tok_err_id_range", id=f"{low if low < 0 else high:,}",
+                                     vocab=f"{self.vocab_size:,}", last=f"{self.vocab_size - 1:,}"))
         return arr.tolist()
 
     def __repr__(self) -> str:
@@ -131,9 +130,9 @@ class CharTokenizer(Tokenizer):
     def __init__(self, chars: Sequence[str]):
         chars = list(chars)
         if not chars or not all(isinstance(c, str) and len(c) == 1 for c in chars):
-            raise TokenizerError("A character tokenizer needs a non-empty list of single characters.")
+            raise TokenizerError(msg("tok_err_char_list"))
         if len(set(chars)) != len(chars):
-            raise TokenizerError("A character tokenizer's characters must all be different.")
+            raise TokenizerError(msg("tok_err_char_duplicates"))
         self.chars = chars
         self._stoi = {c: i for i, c in enumerate(chars)}
         # For encode_array: id of each code point up to the largest, -1 for the rest.
@@ -144,7 +143,7 @@ class CharTokenizer(Tokenizer):
     @classmethod
     def train(cls, text: str) -> "CharTokenizer":
         if not text:
-            raise TokenizerError("Cannot train a tokenizer on an empty text.")
+            raise TokenizerError(msg("tok_err_empty_text"))
         return cls(sorted(set(text)))
 
     @property
@@ -186,12 +185,12 @@ class CharTokenizer(Tokenizer):
     def _unknown_error(self, text: str) -> TokenizerError:
         missing = sorted(set(text) - self._stoi.keys())
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in missing[:10])
-        more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
         n = len(missing)
-        return TokenizerError(
-            f"The text has {n} character{'s' if n > 1 else ''} this tokenizer has never seen: "
-            f"{shown}{more}. Train the tokenizer again on a text that contains "
-            f"{'them' if n > 1 else 'it'}.")
+        if n == 1:
+            return TokenizerError(msg("tok_err_unknown_one", shown=shown))
+        if n <= 10:
+            return TokenizerError(msg("tok_err_unknown_many", n=n, shown=shown))
+        return TokenizerError(msg("tok_err_unknown_many_more", n=n, shown=shown, more=n - 10))
 
 
 # --- byte-level BPE -----------------------------------------------------------------------
@@ -228,11 +227,10 @@ class BPETokenizer(Tokenizer):
 
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or not (
                 BPE_MIN_VOCAB <= vocab_size <= BPE_MAX_VOCAB):
-            raise TokenizerError(
-                f"The BPE vocabulary size must be a whole number from {BPE_MIN_VOCAB} (the 256 "
-                f"bytes) to {BPE_MAX_VOCAB:,}, got {vocab_size!r}.")
+            raise TokenizerError(msg("tok_err_vocab_range", low=BPE_MIN_VOCAB,
+                                     high=f"{BPE_MAX_VOCAB:,}", value=repr(vocab_size)))
         if not text:
-            raise TokenizerError("Cannot train a tokenizer on an empty text.")
+            raise TokenizerError(msg("tok_err_empty_text"))
         tok = HFTokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tok.decoder = decoders.ByteLevel()  # without it decode joins tokens with spaces
@@ -286,8 +284,7 @@ class BPETokenizer(Tokenizer):
                 or spec.get("added_tokens")
                 or not set(_byte_to_unicode().values()) <= vocab.keys()
                 or sorted(vocab.values()) != list(range(len(vocab)))):
-            raise TokenizerError(
-                "This is not a byte-level BPE tokenizer made by this app; train a new one.")
+            raise TokenizerError(msg("tok_err_not_byte_level"))
 
 
 def _pieces(text: str, size: int = _PIECE_CHARS) -> list[str]:
@@ -356,13 +353,11 @@ def train_tokenizer(kind: str, text: str, vocab_size: int | None = None) -> Toke
     """
     if kind == "char":
         if vocab_size is not None:
-            raise TokenizerError(
-                "A character tokenizer's vocabulary is the text's own characters, so its size "
-                "cannot be chosen: leave vocab_size empty, or choose BPE.")
+            raise TokenizerError(msg("tok_err_char_vocab_size"))
         return CharTokenizer.train(text)
     if kind == "bpe":
         return BPETokenizer.train(text, BPE_DEFAULT_VOCAB if vocab_size is None else vocab_size)
-    raise TokenizerError(f"Unknown tokenizer kind {kind!r}: choose one of {', '.join(KINDS)}.")
+    raise TokenizerError(msg("tok_err_kind", kind=repr(kind), kinds=", ".join(KINDS)))
 
 
 def tokenizer_from_json(s: str) -> Tokenizer:
@@ -372,7 +367,7 @@ def tokenizer_from_json(s: str) -> Tokenizer:
     try:
         spec = json.loads(s)
     except (TypeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
-        raise TokenizerError(f"The tokenizer data is not valid JSON ({exc}).") from exc
+        raise TokenizerError(msg("tok_err_json", reason=str(exc))) from exc
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "char":
         chars = spec.get("chars")
@@ -381,12 +376,10 @@ def tokenizer_from_json(s: str) -> Tokenizer:
         try:
             hf = HFTokenizer.from_str(json.dumps(spec["tokenizer"]))
         except Exception as exc:  # tokenizers raises a bare Exception on bad data
-            raise TokenizerError(f"The BPE tokenizer data is damaged ({exc}).") from exc
+            raise TokenizerError(msg("tok_err_bpe_damaged", reason=str(exc))) from exc
         requested = spec.get("requested_vocab_size")
         return BPETokenizer(hf, requested if isinstance(requested, int) else None)
-    raise TokenizerError(
-        f"The tokenizer data does not say which kind it is (got kind={kind!r}); "
-        f"expected one of {', '.join(KINDS)}.")
+    raise TokenizerError(msg("tok_err_kind_missing", kind=repr(kind), kinds=", ".join(KINDS)))
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
@@ -395,5 +388,5 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TokenizerError(f"Could not read the tokenizer file '{path.name}' ({exc}).") from exc
+        raise TokenizerError(msg("tok_err_read", file=path.name, reason=str(exc))) from exc
     return tokenizer_from_json(text)

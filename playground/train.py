@@ -60,6 +60,7 @@ from playground.config import ConfigError, TrainConfig
 from playground.device import autocast_context, pick_device, pick_dtype, setup_backends
 from playground.reference import bits_per_char  # noqa: F401  (also part of this module's API)
 from playground.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
+from playground.i18n import Message, msg
 
 log = logging.getLogger(__name__)
 
@@ -107,7 +108,7 @@ class EndRecord:
     kind: ClassVar[str] = "end"
     step: int
     reason: str  # done | stopped | nan | oom | error
-    message: str
+    message: str  # a Message when the loop wrote it, so the page can say it in Chinese too
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, **dataclasses.asdict(self)}
@@ -163,7 +164,7 @@ def prepare_data(corpus_text: str, tokenizer, val_fraction: float = 0.1,
     (90, 10, 'cdab')
     """
     if not 0.0 < val_fraction < 1.0:
-        raise ConfigError(f"val_fraction must be between 0 and 1, got {val_fraction:g}.")
+        raise ConfigError(msg("train_val_fraction", value=f"{val_fraction:g}"))
     encode_array = getattr(tokenizer, "encode_array", None)
     ids = encode_array(corpus_text) if encode_array is not None else tokenizer.encode(corpus_text)
     ids = torch.as_tensor(ids, dtype=torch.long)
@@ -190,17 +191,21 @@ def random_state_after_init(model_config, seed: int) -> torch.Tensor:
         return torch.get_rng_state()
 
 
+# the two parts of the text, as the messages name them
+_PARTS = {"training": msg("train_part_training"), "validation": msg("train_part_validation")}
+
+
 def _check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
     if len(ids) < block_size + 1:
-        raise ConfigError(
-            f"The {part} part of the text is {len(ids):,} tokens long, but each training "
-            f"window needs block_size + 1 = {block_size + 1:,} tokens. Use a longer text, a "
-            f"smaller block_size, or a different val_fraction."
-        )
+        raise ConfigError(msg("train_text_too_short", part=_PARTS[part], n=f"{len(ids):,}",
+                              needed=f"{block_size + 1:,}"))
 
 
 def _check_split(config: TrainConfig, world_size: int) -> None:
-    """The global batch must split evenly into processes, then into micro-batches."""
+    """The global batch must split evenly into processes, then into micro-batches.
+
+    Only a torchrun launch (the CLI) has several processes, so this stays in English.
+    """
     parts = world_size * config.grad_accum
     if world_size > 1 and config.batch_size % parts:
         lower, higher = config.batch_size // parts * parts, (config.batch_size // parts + 1) * parts
@@ -258,7 +263,7 @@ class Trainer:
         self.chars_per_token = float(chars_per_token)
         self.tokenizer = tokenizer
         if not self.chars_per_token > 0:
-            raise ConfigError(f"chars_per_token must be positive, got {chars_per_token!r}.")
+            raise ConfigError(msg("train_chars_per_token", value=repr(chars_per_token)))
         setup_backends(self.device)
         if config.threads:
             torch.set_num_threads(config.threads)
@@ -309,11 +314,8 @@ class Trainer:
         _check_length(ids, part, self.block_size)
         low, high = int(ids.min()), int(ids.max())
         if low < 0 or high >= vocab_size:
-            raise ConfigError(
-                f"The {part} tokens run from {low} to {high}, but the model knows only "
-                f"{vocab_size} tokens (0 to {vocab_size - 1}). Build the model with the "
-                f"tokenizer's vocab_size."
-            )
+            raise ConfigError(msg("train_token_range", part=_PARTS[part], low=low, high=high,
+                                  vocab_size=vocab_size, last=vocab_size - 1))
         return ids.to(self.device)
 
     # -- public controls ----------------------------------------------------------------------
@@ -356,16 +358,17 @@ class Trainer:
                 if agree_any(self._stop.is_set(), self.dist):
                     self._stop.clear()
                     yield self._remember(EndRecord(
-                        self.step, "stopped", f"Stopped at step {self.step:,} as asked."))
+                        self.step, "stopped", msg("train_end_stopped", step=f"{self.step:,}")))
                     return
                 record = self._train_step(elapsed)
                 yield self._remember(record)
                 if self.step % cfg.eval_interval == 0 or self.step == cfg.max_steps:
                     yield self._remember(self._evaluate(elapsed))
             if self.done:
-                message = f"Finished all {cfg.max_steps:,} steps."
+                message = msg("train_end_finished", max_steps=f"{cfg.max_steps:,}")
             else:
-                message = f"Paused at step {self.step:,} of {cfg.max_steps:,}; run() continues."
+                message = msg("train_end_paused", step=f"{self.step:,}",
+                              max_steps=f"{cfg.max_steps:,}")
             yield self._remember(EndRecord(self.step, "done", message))
         except _NonFiniteLoss as error:
             yield self._remember(EndRecord(self.step, "nan", self._nan_message(error.loss)))
@@ -504,14 +507,11 @@ class Trainer:
 
     # -- failures -----------------------------------------------------------------------------
 
-    def _nan_message(self, loss: float) -> str:
+    def _nan_message(self, loss: float) -> Message:
         lr = lr_at(self.step, self.config)
-        return (
-            f"The loss became {loss} at step {self.step + 1:,}, so training stopped there. The "
-            f"weights are those from before that step. A learning rate that is too high is the "
-            f"usual cause: try lr={self.config.lr / 3:.3g} (this step used {lr:.3g})"
-            + (", or turn on grad_clip=1.0." if self.config.grad_clip == 0 else ".")
-        )
+        key = "train_end_nan_no_clip" if self.config.grad_clip == 0 else "train_end_nan"
+        return msg(key, loss=str(loss), step=f"{self.step + 1:,}",
+                   suggested_lr=f"{self.config.lr / 3:.3g}", lr=f"{lr:.3g}")
 
     def _failure(self, error: Exception) -> EndRecord:
         self.optimizer.zero_grad(set_to_none=True)  # frees the gradients; weights stay as they are
@@ -519,15 +519,20 @@ class Trainer:
         if self.device.type == "cuda":
             torch.cuda.empty_cache()
         if _is_out_of_memory(error):
-            return EndRecord(self.step, "oom", (
-                f"Ran out of memory at step {self.step + 1:,} on {self.device.type}. Try a smaller "
-                f"batch_size (now {self.config.batch_size}), more grad_accum micro-batches, a "
-                f"shorter block_size (now {self.block_size}) or a smaller model. The weights "
-                f"from step {self.step:,} are kept."))
+            return EndRecord(self.step, "oom", msg(
+                "train_end_oom", step=f"{self.step + 1:,}", device=self.device.type,
+                batch_size=self.config.batch_size, block_size=self.block_size,
+                kept_step=f"{self.step:,}"))
         log.exception("training failed at step %d", self.step + 1)
-        return EndRecord(self.step, "error", (
-            f"Training failed at step {self.step + 1:,}: {type(error).__name__}: {error}. The "
-            f"weights from step {self.step:,} are kept."))
+        # an error raised with a Message keeps it, so the page can translate the reason too
+        own = len(error.args) == 1 and isinstance(error.args[0], Message)
+        reason = error.args[0] if own else str(error)
+        # a reason that is a whole sentence brings its own full stop
+        sentence = reason.rstrip().endswith((".", "!", "?", "。"))
+        return EndRecord(self.step, "error", msg(
+            "train_end_failed_sentence" if sentence else "train_end_failed",
+            step=f"{self.step + 1:,}", error_type=type(error).__name__, error=reason,
+            kept_step=f"{self.step:,}"))
 
     # -- resuming -----------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 import json
 import pickle
 import random
+import re
 import warnings
 import zipfile
 
@@ -14,8 +15,11 @@ import torch
 from playground import checkpoint
 from playground.checkpoint import BundleError, load_bundle, save_bundle
 from playground.config import ModelConfig, TrainConfig
+from playground.i18n import error_text
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
+
+from checks import assert_translated
 
 TRAIN = TrainConfig(max_steps=7, batch_size=4, lr=2e-3, min_lr=2e-4, warmup_steps=2, seed=3)
 HISTORY = [
@@ -414,3 +418,115 @@ def test_damaged_trainer_state(tmp_path, good, char_tok):
 def test_bundle_error_is_a_value_error():
     """The UI catches ValueError to show the message in the page."""
     assert issubclass(BundleError, ValueError)
+
+
+# ---------------------------------------------------------------------------------------------
+# The page's language
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_bad_file_errors_translate_keeping_names_and_numbers(tmp_path, good, tokenizers, case):
+    make, _ = BAD_FILES[case]
+    with pytest.raises(BundleError) as caught:
+        load_bundle(make(good, tmp_path / "bad.zip", tokenizers))
+    english = str(caught.value)
+    assert_translated(caught.value, english, ("bad.zip",) if "'bad.zip'" in english else ())
+
+
+def _state_bundle(tmp_path, tok, changes):
+    path = save_bundle(tmp_path / "s.zip", make_model(tok.vocab_size), tok, TRAIN, [],
+                       trainer_state={"w": torch.ones(2)})
+    return load_bundle(rewrite(path, tmp_path / "b.zip", changes))
+
+
+def _int_weights(tmp_path, good):
+    tensors = safetensors.torch.load(members(good)["model.safetensors"])
+    tensors["tok_emb.weight"] = tensors["tok_emb.weight"].long()
+    return load_bundle(rewrite(good, tmp_path / "bad.zip", {"model.safetensors": safetensors.torch.save(tensors)}))
+
+
+def _too_big(monkeypatch, good):
+    monkeypatch.setattr(checkpoint, "MAX_TOTAL_BYTES", 1000)
+    return load_bundle(good)
+
+
+# (make the error from (tmp_path, good bundle, tokenizers, monkeypatch), its English, names)
+BUNDLE_ERRORS = {
+    "save suffix": (
+        lambda tmp, g, t, mp: save_bundle(tmp / "model.pt", make_model(t["char"].vocab_size), t["char"], TRAIN, []),
+        "A bundle is a .zip file; name it like 'model.zip', not 'model.pt'.", ("model.zip", "model.pt")),
+    "numpy strings in the state": (
+        lambda tmp, g, t, mp: save_bundle(tmp / "s.zip", make_model(t["char"].vocab_size), t["char"], TRAIN, [],
+                                          trainer_state={"a": np.array(["x"])}),
+        "trainer_state.a is a numpy array of <U1, which a bundle cannot store.", ("trainer_state.a", "<U1")),
+    "object in the state": (
+        lambda tmp, g, t, mp: save_bundle(tmp / "s.zip", make_model(t["char"].vocab_size), t["char"], TRAIN, [],
+                                          trainer_state={"sched": object()}),
+        "trainer_state.sched is a object; trainer_state may hold only tensors, numpy arrays, numbers, "
+        "strings, None, lists, tuples and dicts (bundles never pickle).", ("trainer_state.sched",)),
+    "version not a number": (
+        lambda tmp, g, t, mp: load_bundle(rewrite(g, tmp / "bad.zip", {"meta.json": {"format": checkpoint.FORMAT,
+                                                                                     "format_version": "1"}})),
+        "'bad.zip' has an unknown bundle format version ('1'); it is damaged.", ("bad.zip", "'1'")),
+    "pickle suffix": (
+        lambda tmp, g, t, mp: load_bundle(_write(tmp / "model.pt", g.read_bytes())),
+        "'model.pt' looks like a PyTorch pickle file (.pt). Checkpoints here are never unpickled, because "
+        "unpickling a file can run any code hidden in it. Load a .zip bundle saved by Transformer "
+        "Playground instead.", ("model.pt", "Transformer Playground")),
+    "not a zip": (
+        lambda tmp, g, t, mp: load_bundle(_write(tmp / "model.txt", b"hello")),
+        "'model.txt' is not a Transformer Playground bundle (a .zip file).", ("model.txt",)),
+    "too many entries": (
+        lambda tmp, g, t, mp: load_bundle(_zip(tmp / "bad.zip", [(f"f{i}", "x") for i in range(65)])),
+        "'bad.zip' holds 65 entries, far more than a bundle; it was not loaded.", ("bad.zip",)),
+    "too big": (
+        lambda tmp, g, t, mp: _too_big(mp, g),
+        "'good.zip' would unpack to 0.0 GiB, more than the 0 GiB a bundle may hold; it was not loaded.",
+        ("good.zip", "GiB")),
+    "settings not an object": (
+        lambda tmp, g, t, mp: load_bundle(rewrite(g, tmp / "bad.zip", {"model_config.json": [1]})),
+        "The model settings in this bundle are damaged (expected a JSON object).", ("模型设置",)),
+    "trainer state missing a tensor": (
+        lambda tmp, g, t, mp: _state_bundle(tmp, t["char"], {"trainer_state.json": {"w": {"__tensor__": "t9"}}}),
+        "The trainer state in 'b.zip' is damaged (KeyError('t9')).", ("b.zip", "KeyError('t9')")),
+    "integer weights": (
+        lambda tmp, g, t, mp: _int_weights(tmp, g),
+        "The weights in 'bad.zip' do not fit its model settings: lm_head.weight is missing; "  # tie lost
+        "tok_emb.weight holds torch.int64 values, not floating-point weights.",
+        ("bad.zip", "lm_head.weight", "tok_emb.weight", "torch.int64")),
+}
+
+
+@pytest.mark.parametrize("case", list(BUNDLE_ERRORS))
+def test_bundle_errors_read_the_same_in_english_and_translate(tmp_path, good, tokenizers, monkeypatch, case):
+    make, english, names = BUNDLE_ERRORS[case]
+    with pytest.raises(BundleError) as caught:
+        make(tmp_path, good, tokenizers, monkeypatch)
+    assert_translated(caught.value, english, names)
+
+
+def test_mismatched_parts_and_missing_paths_translate(tmp_path, tokenizers):
+    char, bpe = tokenizers["char"], tokenizers["bpe"]
+    with pytest.raises(BundleError) as caught:
+        save_bundle(tmp_path / "m.zip", make_model(char.vocab_size), bpe, TRAIN, [])
+    assert_translated(caught.value, f"The tokenizer has 300 tokens but the model was built for {char.vocab_size}; "
+                              "they do not belong together, so no bundle was written.")
+    with pytest.raises(BundleError) as caught:
+        load_bundle(tmp_path / "nowhere.zip")
+    assert_translated(caught.value, f"There is no file at '{tmp_path / 'nowhere.zip'}'.", (str(tmp_path),))
+    with pytest.raises(BundleError) as caught:
+        load_bundle(tmp_path)
+    assert_translated(caught.value, f"'{tmp_path}' is a folder; choose the bundle's .zip file.", (str(tmp_path),))
+
+
+def test_many_weight_problems_are_listed_then_counted_in_both_languages(tmp_path, good, tokenizers):
+    bad = _other_weights(good, tmp_path / "bad.zip", tokenizers, n_layer=1)
+    with pytest.raises(BundleError) as caught:
+        load_bundle(bad)
+    english = str(caught.value)
+    problems = re.fullmatch(r"The weights in 'bad.zip' do not fit its model settings: (.*)\.", english).group(1)
+    shown, more = problems.rsplit("; and ", 1)
+    assert len(shown.split("; ")) == 4 and more.endswith(" more")
+    chinese = error_text(caught.value, "zh-CN")
+    assert all(f"缺少 {part.removesuffix(' is missing')}" in chinese for part in shown.split("; "))
+    assert f"另外还有 {more.split()[0]} 处" in chinese

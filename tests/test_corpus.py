@@ -7,6 +7,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")  # before datasets is imported: nev
 import pytest
 
 from playground import corpus as corpus_mod
+from playground.i18n import localize
 from playground.corpus import (
     DEFAULT_MAX_BYTES,
     Corpus,
@@ -16,6 +17,8 @@ from playground.corpus import (
     load_files,
     load_tiny_shakespeare,
 )
+
+from checks import assert_translated
 
 TINY_SHAKESPEARE_CHARS = 1_115_394
 
@@ -294,3 +297,121 @@ def test_bad_pasted_text(text, reason):
     with pytest.raises(CorpusError, match=reason) as err:
         from_text(text, name="my notes")
     assert "my notes" in str(err.value)
+
+
+# --- the page's language ------------------------------------------------------------------
+
+def _write(path, data: bytes):
+    path.write_bytes(data)
+    return path
+
+
+def _hub_down(monkeypatch, reachable: bool) -> None:
+    monkeypatch.setattr(corpus_mod, "_hub_offline", lambda: False)
+    monkeypatch.setattr(corpus_mod, "_hub_reachable", lambda: reachable)
+    monkeypatch.setattr(corpus_mod, "_hub_host", lambda: ("hub.example", 443))
+
+
+def _hub_fails(monkeypatch):
+    import datasets
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("connection refused")
+
+    _hub_down(monkeypatch, reachable=True)
+    monkeypatch.setattr(datasets, "load_dataset", refuse)
+    return load_tiny_shakespeare("hub")
+
+
+def _hub_offline(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    return load_tiny_shakespeare("hub")
+
+
+def _hub_unreachable(monkeypatch):
+    _hub_down(monkeypatch, reachable=False)
+    return load_tiny_shakespeare("hub")
+
+
+def _bundled_missing(monkeypatch, tmp_path):
+    monkeypatch.setattr(corpus_mod, "BUNDLED_PATH", tmp_path / "gone.txt")
+    return load_tiny_shakespeare("bundled")
+
+
+CORPUS_ERRORS = [
+    (lambda tmp, mp: Corpus("abc", "x", "paste").preview(-1),
+     "The preview length must be a whole number ≥ 0, got -1.", ()),
+    (lambda tmp, mp: Corpus("abcdef", "x", "paste").split(1.5),
+     "The validation fraction must be a number between 0 and 1 (for example 0.1 for 10%), got 1.5.", ()),
+    (lambda tmp, mp: Corpus("abc", "tiny", "paste").split(0.5),
+     "'tiny' has only 3 characters: too short to keep at least 2 characters each for training "
+     "and validation with a validation fraction of 0.5. Use a longer text.", ("tiny",)),
+    (lambda tmp, mp: load_tiny_shakespeare("web"),
+     "Unknown source 'web' for Tiny Shakespeare: use 'bundled' or 'hub'.", ("'web'", "'bundled'")),
+    (lambda tmp, mp: _bundled_missing(mp, tmp),
+     "The bundled copy of Tiny Shakespeare is missing from the package (gone.txt): reinstall "
+     "the package.", ("gone.txt",)),
+    (lambda tmp, mp: _hub_offline(mp),
+     "The Hugging Face Hub is switched off here (HF_HUB_OFFLINE is set), so Tiny Shakespeare "
+     "cannot be downloaded. The bundled copy is available: choose 'bundled'.",
+     ("HF_HUB_OFFLINE", "'bundled'")),
+    (lambda tmp, mp: _hub_unreachable(mp),
+     "The Hugging Face Hub is unreachable (no network connection to hub.example). The bundled "
+     "copy of Tiny Shakespeare is available: choose 'bundled'.", ("hub.example",)),
+    (lambda tmp, mp: _hub_fails(mp),
+     "Could not load karpathy/tiny_shakespeare from the Hugging Face Hub (ConnectionError: "
+     "connection refused). The bundled copy of Tiny Shakespeare is available: choose 'bundled'.",
+     ("karpathy/tiny_shakespeare", "ConnectionError: connection refused")),
+    (lambda tmp, mp: load_files([]),
+     "No file was given: upload one or more .txt or .md files.", (".txt", ".md")),
+    (lambda tmp, mp: load_files([_write(tmp / "a.txt", b"hello\n"), _write(tmp / "b.txt", b"world\n")],
+                                max_bytes=10),
+     "Together the files a.txt, b.txt are 12 bytes, over the 10 bytes limit. Upload fewer or "
+     "smaller files.", ("a.txt, b.txt",)),
+    (lambda tmp, mp: from_text(123),
+     "The pasted text must be a string of text, got int.", ("粘贴的文本", "int")),
+    (lambda tmp, mp: from_text("ab\ud800"),
+     "The pasted text contains an invalid character at position 2 (a lone surrogate): paste it "
+     "again from the original source.", ("粘贴的文本",)),
+    (lambda tmp, mp: from_text("hello", max_bytes=3),
+     "The pasted text is 5 bytes, over the 3 bytes limit. Use a shorter text.", ("5 字节", "3 字节")),
+    (lambda tmp, mp: from_text("a\x00b", name="notes"),
+     "The notes contains NUL characters, so it is not plain text.", ("notes", "NUL")),
+    (lambda tmp, mp: from_text(" \n"),
+     "The pasted text is empty (or only whitespace): give some text to train on.", ("粘贴的文本",)),
+    (lambda tmp, mp: from_text("a", max_bytes=0),
+     "The size limit must be a positive number of bytes, got 0.", ()),
+    (lambda tmp, mp: load_files(_write(tmp / "a.pdf", b"%PDF")),
+     "'a.pdf' is not a .txt or .md file: upload plain text saved as .txt or .md.", ("a.pdf",)),
+    (lambda tmp, mp: load_files(tmp / "missing.txt"),
+     "'missing.txt' could not be opened: upload it again.", ("missing.txt",)),
+    (lambda tmp, mp: load_files(_write(tmp / "big.txt", b"x" * 2000), max_bytes=1000),
+     "'big.txt' is 2.0 KB, over the 1,000 bytes limit. Upload a smaller file.", ("big.txt", "KB")),
+    (lambda tmp, mp: corpus_mod._read_text_file(_write(tmp / "grew.txt", b"hello"), 3),
+     "'grew.txt' is over the 3 bytes limit.", ("grew.txt",)),
+    (lambda tmp, mp: load_files(_write(tmp / "u16.txt", "hi".encode("utf-16"))),
+     "'u16.txt' is saved as UTF-16: save it as UTF-8 text and upload it again.", ("u16.txt",)),
+    (lambda tmp, mp: load_files(_write(tmp / "bin.txt", b"ab\x00cd")),
+     "'bin.txt' contains NUL bytes, so it looks like a binary file, not text. Upload a "
+     "plain-text .txt or .md file.", ("bin.txt",)),
+    (lambda tmp, mp: load_files(_write(tmp / "latin.txt", b"ab\xffcd")),
+     "'latin.txt' is not valid UTF-8 text (byte 0xFF at position 2). Save it as UTF-8 and upload "
+     "it again.", ("latin.txt", "0xFF")),
+    (lambda tmp, mp: load_files(_write(tmp / "empty.txt", b" \n")),
+     "'empty.txt' is empty (or only whitespace): upload a file with text.", ("empty.txt",)),
+]
+
+
+@pytest.mark.parametrize("make, english, names", CORPUS_ERRORS,
+                         ids=[case[1][:40] for case in CORPUS_ERRORS])
+def test_corpus_errors_read_the_same_in_english_and_translate(make, english, names, tmp_path,
+                                                               monkeypatch):
+    with pytest.raises(CorpusError) as caught:
+        make(tmp_path, monkeypatch)
+    assert_translated(caught.value, english, names)
+
+
+def test_pasted_text_is_named_in_the_page_language():
+    corpus = from_text("hello")
+    assert corpus.name == "pasted text"
+    assert localize(corpus.name, "zh-CN") == "粘贴的文本"

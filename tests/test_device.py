@@ -10,6 +10,7 @@ import torch
 
 from playground import device as dev
 from playground.config import ConfigError
+from playground.i18n import localize
 from playground.device import (
     DeviceError,
     autocast_context,
@@ -19,6 +20,8 @@ from playground.device import (
     pick_dtype,
     setup_backends,
 )
+
+from checks import CJK, assert_translated
 
 CPU = torch.device("cpu")
 CUDA = torch.device("cuda")
@@ -175,3 +178,54 @@ def test_core_imports_no_gradio():
     code = "import sys, playground.device, playground.checkpoint; print('gradio' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# ---------------------------------------------------------------------------------------------
+# What the page shows in Chinese (the English above stays what the CLI prints)
+
+
+
+def _one_gpu(monkeypatch, count=1, bf16=True):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: bf16)
+
+
+@pytest.mark.parametrize("call, english, kept", [
+    (lambda mp: pick_device("tpu"), "Unknown device 'tpu'. Choose auto, cpu, cuda or mps.",
+     ["'tpu'", "auto", "mps"]),
+    (lambda mp: pick_device("cuda"),
+     "CUDA was asked for, but this machine has no usable NVIDIA GPU (or this PyTorch build has "
+     "no CUDA support). Choose device auto or cpu.", ["CUDA", "auto", "cpu"]),
+    (lambda mp: pick_device("mps"),
+     "Apple's MPS was asked for, but it is not available here (it needs a Mac with Apple "
+     "silicon and a PyTorch build with MPS). Choose device auto or cpu.", ["MPS", "cpu"]),
+    (lambda mp: (_one_gpu(mp), pick_device("cuda:2")),
+     "GPU number 2 was asked for, but this machine has 1 GPU (numbered from 0). Choose cuda or "
+     "auto.", ["2", "1", "0", "cuda"]),
+    (lambda mp: (_one_gpu(mp, count=3), pick_device("cuda:5")),
+     "GPU number 5 was asked for, but this machine has 3 GPUs (numbered from 0). Choose cuda or "
+     "auto.", ["5", "3"]),
+    (lambda mp: pick_dtype("fp8", CPU),
+     "dtype must be one of auto, float32, bfloat16, float16; got 'fp8'.", ["dtype", "'fp8'"]),
+    (lambda mp: (_one_gpu(mp, bf16=False), pick_dtype("bfloat16", CUDA)),
+     "This GPU cannot compute in bfloat16. Choose dtype auto or float32.",
+     ["bfloat16", "float32"]),
+])
+def test_device_errors_keep_their_english_and_have_chinese(no_accelerators, monkeypatch, call,
+                                                           english, kept):
+    with pytest.raises(DeviceError) as info:
+        call(monkeypatch)
+    assert_translated(info.value, english, kept)
+
+
+@pytest.mark.parametrize("fast, english", [(True, "CPU (3 threads, bf16 fast: yes)"),
+                                           (False, "CPU (3 threads, bf16 fast: no)")])
+def test_the_device_line_has_chinese_too(monkeypatch, fast, english):
+    monkeypatch.setattr(dev, "cpu_bf16_is_fast", lambda: fast)
+    monkeypatch.setattr(torch, "get_num_threads", lambda: 3)
+    line = describe_device(CPU)
+    assert line == english
+    chinese = localize(line, "zh-CN")
+    assert CJK.search(chinese) and "3" in chinese and chinese != english
+    assert localize(describe_device(torch.device("mps")), "zh-CN") != "Apple GPU (MPS)"

@@ -22,6 +22,8 @@ from playground.generate import generate_text
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 
+from checks import assert_translated
+
 VARIANTS = {
     "learned-pre-layernorm-gelu-tied": {},
     "sinusoidal-post-rmsnorm-relu-bias-untied": dict(
@@ -320,3 +322,40 @@ def test_the_docstring_examples_run():
     from playground import export
 
     assert doctest.testmod(export, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# --- the page's language ------------------------------------------------------------------
+
+def _hub_error(status=None, name="RuntimeError", text="500 Server Error: boom"):
+    error = type(name, (Exception,), {})(text)
+    if status is not None:
+        error.response = SimpleNamespace(status_code=status)
+    return error
+
+
+@pytest.mark.parametrize("error, english, names", [
+    (_hub_error(401), "The Hub did not accept the token: check that it is valid and has write access.", ()),
+    (_hub_error(403), "The token may not write to alice/tiny-bard: use a token with write access, and a "
+                      "user or organisation name it belongs to.", ("alice/tiny-bard",)),
+    (_hub_error(name="ConnectionError"), "The Hugging Face Hub cannot be reached from here.", ("Hugging Face Hub",)),
+    (_hub_error(), "Pushing to the Hub failed: 500 Server Error: boom", ("500 Server Error: boom",)),
+], ids=["401", "403", "offline", "other"])
+def test_hub_failures_read_the_same_in_english_and_translate(bundle_path, error, english, names):
+    with pytest.raises(ExportError) as caught:
+        push_to_hub(bundle_path, "alice/tiny-bard", "hf_abc", api=FakeApi(fail_with=error))
+    assert_translated(caught.value, english, names)
+
+
+@pytest.mark.parametrize("repo_id, token, english, names", [
+    ("alice/my model", "hf_abc", "The repository must look like user/name: letters, digits, '-', '_' and "
+     "'.', each part starting and ending with a letter or digit, at most 96 characters; got 'alice/my model'.",
+     ("'alice/my model'",)),
+    ("alice/tiny", " ", "Pushing to the Hub needs a Hugging Face token with write access "
+     "(huggingface.co/settings/tokens).", ("huggingface.co/settings/tokens",)),
+    ("alice/tiny", "hf abc", "The token has spaces in it; copy it again from huggingface.co/settings/tokens.",
+     ("huggingface.co/settings/tokens",)),
+])
+def test_bad_repo_ids_and_tokens_read_the_same_in_english_and_translate(repo_id, token, english, names):
+    with pytest.raises(ExportError) as caught:
+        hub_upload_plan("unused.zip", repo_id, token)
+    assert_translated(caught.value, english, names)

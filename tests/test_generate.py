@@ -1,5 +1,6 @@
 """Generation and attention maps: sampling rules, the KV cache, the sliding window."""
 
+
 import pytest
 import torch
 
@@ -8,6 +9,8 @@ from playground.config import ModelConfig
 from playground.generate import generate, generate_text, logits_to_probs, sample
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
+
+from checks import assert_translated
 
 TEXT = "To be, or not to be, that is the question:\nWhether 'tis nobler in the mind to suffer\n"
 
@@ -109,3 +112,15 @@ def test_attention_maps_for_a_text(char_tok):
     assert attention_maps(model, char_tok, TEXT).weights.shape[-1] == 16
     with pytest.raises(ValueError, match="at least one token"):
         attention_maps(model, char_tok, "   ")
+
+
+@pytest.mark.parametrize("call, english", [
+    (lambda model, tok: list(generate(model, tok, "to", max_new_tokens=-1)),
+     "max_new_tokens cannot be negative."),
+    (lambda model, tok: attention_maps(model, tok, "   "),
+     "Type some text to look at: the attention map needs at least one token."),
+])
+def test_generation_errors_keep_their_english_and_have_chinese(char_tok, call, english):
+    with pytest.raises(ValueError) as info:
+        call(_model(char_tok), char_tok)
+    assert_translated(info.value, english)

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from playground import memorization
+from playground.i18n import error_text
 from playground.memorization import K, CopyIndex
 
 
@@ -169,3 +170,11 @@ def test_the_docstring_examples_run():
     from playground import memorization
 
     assert doctest.testmod(memorization, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+@pytest.mark.parametrize("min_chars", [K - 1, 0, True, 8.5])
+def test_a_too_short_span_is_refused_in_both_languages(min_chars):
+    with pytest.raises(ValueError) as caught:
+        CopyIndex("the cat sat on the mat").find_copies("the cat", min_chars=min_chars)
+    assert str(caught.value) == f"The shortest span the check can look for is {K} characters."
+    assert error_text(caught.value, "zh-CN") == f"检查能查找的最短片段是 {K} 个字符。"

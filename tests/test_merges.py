@@ -2,6 +2,7 @@
 
 import pytest
 
+from playground.i18n import error_text
 from playground.merges import MAX_TEXT_CHARS, tokens_after_merges
 from playground.tokenizer import TokenizerError, train_tokenizer
 
@@ -58,3 +59,15 @@ def test_bad_requests_are_refused_with_messages(bpe):
         tokens_after_merges(bpe, "x", -1)
     with pytest.raises(TokenizerError, match="at most"):
         tokens_after_merges(bpe, "x" * (MAX_TEXT_CHARS + 1), 3)
+
+
+@pytest.mark.parametrize("k, text, english, chinese", [
+    (-1, "ab", "The number of merges must be a whole number from 0 up, got -1.", "合并次数必须是从 0 起的整数，收到的是 -1。"),
+    (2, "a" * 2001, "The sample is 2,001 characters long; the merge viewer shows at most 2,000. "
+                    "Use a shorter sentence.", "示例有 2,001 个字符；合并查看器最多显示 2,000 个。请使用更短的句子。"),
+])
+def test_merge_viewer_errors_read_the_same_in_english_and_translate(k, text, english, chinese):
+    tok = train_tokenizer("bpe", "ab ab ab", vocab_size=300)
+    with pytest.raises(TokenizerError) as caught:
+        tokens_after_merges(tok, text, k)
+    assert (str(caught.value), error_text(caught.value, "zh-CN")) == (english, chinese)

@@ -1,11 +1,15 @@
 """The model against implementations no one here wrote, and its own invariants."""
 
+
 import pytest
 import torch
 import torch.nn.functional as F
 
 from playground.config import ConfigError, ModelConfig
+from playground.i18n import error_text
 from playground.model import GPT, count_params, estimate_memory, flops_per_token
+
+from checks import CJK
 
 transformers = pytest.importorskip("transformers")
 
@@ -260,3 +264,22 @@ def test_memory_estimate_grows_with_the_model():
 def test_config_errors_are_readable(kwargs, message):
     with pytest.raises(ConfigError, match=message):
         ModelConfig(**kwargs)
+
+
+
+
+def test_model_errors_keep_their_english_and_have_chinese():
+    model = GPT(ModelConfig(**TINY))
+    with pytest.raises(ValueError) as too_long:
+        model(torch.zeros(1, 33, dtype=torch.long))
+    assert str(too_long.value) == ("This model reads at most 32 tokens at once (block_size); it "
+                                   "was given 33. Crop the input to the last 32 tokens.")
+    cache = model.new_cache(1, max_len=4)
+    model(torch.zeros(1, 3, dtype=torch.long), cache=cache)
+    with pytest.raises(ValueError) as full:
+        model(torch.zeros(1, 2, dtype=torch.long), cache=cache)
+    assert str(full.value) == ("The KV cache holds 4 tokens; it cannot take 2 more after 3. "
+                               "Start a new cache (generation slides its window for this).")
+    for error, numbers in [(too_long.value, ["32", "33"]), (full.value, ["4", "2", "3"])]:
+        chinese = error_text(error, "zh-CN")
+        assert CJK.search(chinese) and all(n in chinese for n in numbers), chinese

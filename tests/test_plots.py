@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,3 +152,64 @@ def test_token_html_escapes_and_marks_newlines():
 def test_token_html_caps_the_number_of_spans():
     out = token_html(["a"] * 10, max_tokens=4)
     assert out.count('<span title="token') == 4 and "and 6 more tokens" in out
+
+
+# --- the page's language ------------------------------------------------------------------
+
+def _figure_words(fig: go.Figure) -> list[str]:
+    """Every word a figure shows that the server wrote: trace names, titles, annotations, hovers."""
+    layout = fig.layout
+    words = [trace.name for trace in fig.data if trace.name]
+    words += [getattr(trace, "hovertemplate", None) or "" for trace in fig.data]
+    words += [a.text for a in layout.annotations]
+    words += [axis.title.text or "" for axis in (layout.xaxis, layout.yaxis)]
+    words += [trace.colorbar.title.text or "" for trace in fig.data
+              if isinstance(trace, go.Heatmap) and trace.colorbar.title.text]
+    return [w for w in words if w]
+
+
+HISTORY = [{"step": 1, "tokens": 64, "loss": 4.2},
+           {"step": 2, "tokens": 128, "train_loss": 3.8, "val_loss": 4.0}]
+WEIGHTS = np.array([[1.0, 0.0], [0.4, 0.6]])
+FIGURES = {
+    "loss": lambda lang: loss_figure(HISTORY, x="tokens", lang=lang),
+    "loss, empty": lambda lang: loss_figure([], lang=lang),
+    "compare": lambda lang: plots.compare_figure([("run 1", [1, 2], [4.0, 3.5])], unit="bpc", lang=lang),
+    "compare, empty": lambda lang: plots.compare_figure([], x="elapsed", lang=lang),
+    "attention": lambda lang: attention_figure(WEIGHTS, ["a", "b"], lang=lang),
+    "attention grid": lambda lang: attention_grid_figure(np.stack([WEIGHTS, WEIGHTS]), ["a", "b"], lang=lang),
+    "next token": lambda lang: next_token_figure([("a", 0.6), ("b", 0.4)], lang=lang),
+}
+
+
+@pytest.mark.parametrize("name", list(FIGURES))
+def test_figures_speak_the_page_language_and_english_by_default(name):
+    english, default, chinese = (_figure_words(FIGURES[name](lang)) for lang in ("en", None, "zh-CN"))
+    assert english == default
+    assert english and not any(re.search(r"[\u4e00-\u9fff]", w) for w in english)
+    # every text with words in it is translated, except run names (the user's) and plotly's codes
+    wordy = [w for w in chinese if re.search(r"[A-Za-z]", re.sub(r"%\{[^}]*\}|<[^>]*>", "", w))]
+    assert [w for w in wordy if not w.startswith("run ")] == [], wordy
+    assert sum(bool(re.search(r"[\u4e00-\u9fff]", w)) for w in chinese) >= 1
+    # plotly's own placeholders survive translation
+    assert [re.findall(r"%\{[^}]*\}", w) for w in english] == [re.findall(r"%\{[^}]*\}", w) for w in chinese]
+
+
+def test_figure_words_in_english_are_as_before():
+    fig = loss_figure(HISTORY, x="tokens")
+    assert ([t.name for t in fig.data], fig.layout.xaxis.title.text, fig.layout.yaxis.title.text) == (
+        ["train", "validation"], "tokens seen", "loss (cross-entropy, nats)")
+    assert loss_figure([]).layout.annotations[0].text == "The loss curve appears here once training starts."
+    single = attention_figure(WEIGHTS, ["a", "b"])
+    assert single.data[0].hovertemplate == "“%{customdata[0]}” looks at “%{customdata[1]}”<br>weight %{z:.3f}<extra></extra>"
+    grid = attention_grid_figure(np.stack([WEIGHTS, WEIGHTS]), ["a", "b"])
+    assert grid.data[1].hovertemplate == "head 1<br>query %{y} → key %{x}<br>weight %{z:.3f}<extra></extra>"
+    assert [a.text for a in grid.layout.annotations] == ["head 0", "head 1"]
+    assert plots.compare_figure([], unit="bpc").layout.yaxis.title.text == "validation bits per character"
+
+
+def test_token_html_speaks_the_page_language():
+    english = token_html(["a", "b", "c"], max_tokens=2)
+    assert 'title="token 1"' in english and "… and 1 more tokens" in english
+    chinese = token_html(["a", "b", "c"], max_tokens=2, lang="zh-CN")
+    assert 'title="词元 1"' in chinese and "……还有 1 个词元" in chinese

@@ -14,6 +14,8 @@ from playground.runs import (
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord, StepRecord, Trainer, prepare_data
 
+from checks import assert_translated
+
 EVALS = [
     {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.3, "train_bpc": 6.06,
      "val_bpc": 6.2, "elapsed": 0.5, "sample": None},
@@ -183,3 +185,40 @@ def test_the_docstring_examples_run():
     from playground import runs
 
     assert doctest.testmod(runs, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# --- the page's language ------------------------------------------------------------------
+
+_RUN = RunRecord.create("base", ModelConfig(pos="rope"), TrainConfig(), "char", [])
+
+
+@pytest.mark.parametrize("make, english, names", [
+    (lambda: RunLog().get(["run 9"]), "No run is called 'run 9'; the runs of this session are none yet.",
+     ("'run 9'", "还没有")),
+    (lambda: one_change(_RUN, "vocab_size", 512),
+     "vocab_size follows the tokenizer: train another tokenizer to change it.", ("vocab_size",)),
+    (lambda: one_change(_RUN, "colour", "blue"),
+     "There is no setting called 'colour'; pick one of pos, norm_placement, norm, activation, dropout, "
+     "bias, tie_weights, scale_embedding, n_layer, n_head, n_embd, block_size, lr, seed (or any model "
+     "or training setting).", ("'colour'", "pos, norm_placement")),
+    (lambda: one_change(_RUN, "pos", "rope"),
+     "This run already has pos='rope'; pick another value to see its effect.", ("pos='rope'",)),
+    (lambda: one_change(_RUN, "bias", "maybe"), "bias is on or off (true or false), got 'maybe'.",
+     ("bias", "'maybe'")),
+    (lambda: one_change(_RUN, "dropout", "lots"), "dropout must be a number, got 'lots'.", ("dropout", "'lots'")),
+    (lambda: one_change(_RUN, "n_layer", "many"), "n_layer must be a whole number, got 'many'.",
+     ("n_layer", "'many'")),
+    (lambda: one_change(_RUN, "n_layer", 2.5), "n_layer must be a whole number, got 2.5.", ("n_layer",)),
+], ids=["unknown run", "vocab_size", "no setting", "same value", "bool", "number", "whole", "fraction"])
+def test_run_errors_read_the_same_in_english_and_translate(make, english, names):
+    with pytest.raises(ConfigError) as caught:
+        make()
+    assert_translated(caught.value, english, names)
+
+
+def test_the_runs_that_exist_are_named_in_both_languages():
+    log = RunLog()
+    log.add(RunRecord.create("", ModelConfig(), TrainConfig(), "char", []))
+    with pytest.raises(ConfigError) as caught:
+        log.get(["run 1", "run 7"])
+    assert_translated(caught.value, "No run is called 'run 7'; the runs of this session are run 1.", ("run 1",))

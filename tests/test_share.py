@@ -1,17 +1,20 @@
 """Shareable settings: round trips, compact links, and links written by someone hostile."""
 
 import dataclasses
+import re
 from urllib.parse import quote
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from playground.config import ModelConfig, TrainConfig
+from playground.i18n import error_text
 from playground.share import (
     DEFAULTS_V1, KEYS, MAX_QUERY_CHARS, SAMPLING_KEYS, SharedSettings, ShareError, decode_settings,
     encode_settings, share_url,
 )
 
+from checks import assert_translated
 
 def test_the_frozen_v1_defaults_are_todays_defaults():
     # If this fails, the config defaults changed: freeze the new ones as DEFAULTS_V2 and bump
@@ -220,3 +223,55 @@ def test_the_docstring_examples_run():
     from playground import share
 
     assert doctest.testmod(share, optionflags=doctest.ELLIPSIS).failed == 0
+
+
+# --- the page's language ------------------------------------------------------------------
+
+@pytest.mark.parametrize("link, english, names", [
+    ("v=2", "This link's format ('2') is unknown here: it was made by another version of the app. "
+            "Open it there, or update this one.", ("'2'",)),
+    ("n_layer=lots", "The link's setting n_layer must be a whole number, got 'lots'.", ("n_layer", "'lots'")),
+    ("lr=nan", "The link's setting lr must be a number, got 'nan'.", ("lr", "'nan'")),
+    ("bias=yes", "The link's setting bias must be 1 or 0 (on or off), got 'yes'.", ("bias", "'yes'")),
+    ("corpus=/etc/passwd", "The link's corpus must be one of bundled, hub, upload, paste, got '/etc/passwd'.",
+     ("bundled, hub, upload, paste", "'/etc/passwd'")),
+    ("tokenizer=word", "The link's tokenizer must be char or bpe, got 'word'.", ("char", "bpe", "'word'")),
+    ("vocab_size=100", "The link's BPE vocab_size must be from 256 to 16,384, got 100.", ("vocab_size",)),
+    ("prompt=" + "a" * 2001, "The link's prompt is longer than 2,000 characters.", ()),
+    ("temperature=9", "The link's setting temperature must be between 0 and 2, got 9.", ("temperature",)),
+    ("n_layer=2&n_layer=3", "The link gives the setting n_layer twice; keep one.", ("n_layer",)),
+    ("a=" + "b" * MAX_QUERY_CHARS, "The link is longer than 8,000 characters; it is not a link to "
+                                   "these settings.", ()),
+    ({f"k{i}": "1" for i in range(101)}, "The link holds more than 100 settings; it is not a link to "
+                                         "these settings.", ()),
+    (42, "A link is text, got int.", ("int",)),
+], ids=lambda value: str(value)[:30] if isinstance(value, (str, int)) else None)
+def test_link_errors_read_the_same_in_english_and_translate(link, english, names):
+    with pytest.raises(ShareError) as caught:
+        decode_settings(link)
+    assert_translated(caught.value, english, names)
+
+
+@pytest.mark.parametrize("settings, english, names", [
+    ({"colour": "blue"}, "These are not settings a link can carry: colour.", ("colour",)),
+    ({"n_layer": True}, "The setting n_layer must be a number, got True.", ("n_layer", "True")),
+    ({"prompt": None}, "The setting prompt must be text, got None.", ("prompt", "None")),
+])
+def test_settings_a_link_cannot_carry_are_refused_in_both_languages(settings, english, names):
+    with pytest.raises(ShareError) as caught:
+        encode_settings(settings)
+    assert_translated(caught.value, english, names)
+
+
+@pytest.mark.parametrize("link, english_start, chinese_start", [
+    ("n_embd=100&n_head=3", "The link's settings cannot be used: ", "链接中的设置无法使用："),
+    ("prompt=%ff%fe", "The link cannot be read (", "无法读取这个链接（"),
+])
+def test_link_errors_with_a_reason_from_elsewhere_translate_around_it(link, english_start, chinese_start):
+    with pytest.raises(ShareError) as caught:
+        decode_settings(link)
+    english = str(caught.value)
+    assert english.startswith(english_start)
+    chinese = error_text(caught.value, "zh-CN")
+    assert chinese.startswith(chinese_start)
+    assert all(number in chinese for number in re.findall(r"\d+", english))

@@ -23,6 +23,8 @@ from playground.tokenizer import (
     train_tokenizer,
 )
 
+from checks import assert_translated
+
 STRINGS = {
     "ascii": "Hello, world! The quick brown fox jumps over 13 lazy dogs.",
     "chinese": "你好，世界。天地玄黄，宇宙洪荒。",
@@ -296,3 +298,78 @@ def test_bpe_round_trips_arbitrary_text(small_bpe, text):
     ids = small_bpe.encode(text)
     assert small_bpe.decode(ids) == text
     assert all(0 <= i < small_bpe.vocab_size for i in ids)
+
+
+# --- the page's language ------------------------------------------------------------------
+
+def _unreadable_file(tmp_path):
+    path = tmp_path / "tok.json"
+    path.write_bytes(b"\xff\xfe")
+    return load_tokenizer(path)
+
+
+def _not_byte_level():
+    from tokenizers import Tokenizer as HFTokenizer, models
+
+    bare = json.loads(HFTokenizer(models.BPE()).to_str())  # no byte-level pre-tokenizer
+    return tokenizer_from_json(json.dumps({"kind": "bpe", "tokenizer": bare}))
+
+
+TOKENIZER_ERRORS = [
+    (lambda tmp: CharTokenizer.train("ab").decode([[0, 1]]),
+     "Token ids must be a flat list of whole numbers, got int64 values of shape (1, 2).",
+     ("int64", "(1, 2)")),
+    (lambda tmp: CharTokenizer.train("ab").decode([5]),
+     "Token id 5 is not in this tokenizer's vocabulary of 2 (ids 0 to 1).", ()),
+    (lambda tmp: CharTokenizer.train("ab").chars_per_token(""),
+     "Characters per token needs a non-empty text.", ()),
+    (lambda tmp: CharTokenizer.train("ab").encode("abc"),
+     "The text has 1 character this tokenizer has never seen: 'c' (U+0063). Train the tokenizer "
+     "again on a text that contains it.", ("'c' (U+0063)",)),
+    (lambda tmp: CharTokenizer.train("ab").encode("cd"),
+     "The text has 2 characters this tokenizer has never seen: 'c' (U+0063), 'd' (U+0064). "
+     "Train the tokenizer again on a text that contains them.", ("'c' (U+0063), 'd' (U+0064)",)),
+    (lambda tmp: CharTokenizer.train("a").encode_array("bcdefghijklm"),
+     "The text has 12 characters this tokenizer has never seen: 'b' (U+0062), 'c' (U+0063), "
+     "'d' (U+0064), 'e' (U+0065), 'f' (U+0066), 'g' (U+0067), 'h' (U+0068), 'i' (U+0069), "
+     "'j' (U+006A), 'k' (U+006B) and 2 more. Train the tokenizer again on a text that contains "
+     "them.", ("'k' (U+006B)",)),
+    (lambda tmp: CharTokenizer(["ab"]),
+     "A character tokenizer needs a non-empty list of single characters.", ()),
+    (lambda tmp: CharTokenizer(["a", "a"]),
+     "A character tokenizer's characters must all be different.", ()),
+    (lambda tmp: train_tokenizer("char", ""),
+     "Cannot train a tokenizer on an empty text.", ()),
+    (lambda tmp: train_tokenizer("bpe", "abc", vocab_size=100),
+     "The BPE vocabulary size must be a whole number from 256 (the 256 bytes) to 16,384, got 100.",
+     ()),
+    (lambda tmp: _not_byte_level(),
+     "This is not a byte-level BPE tokenizer made by this app; train a new one.", ()),
+    (lambda tmp: train_tokenizer("char", "abc", vocab_size=300),
+     "A character tokenizer's vocabulary is the text's own characters, so its size cannot be "
+     "chosen: leave vocab_size empty, or choose BPE.", ("vocab_size", "BPE")),
+    (lambda tmp: train_tokenizer("word", "abc"),
+     "Unknown tokenizer kind 'word': choose one of char, bpe.", ("'word'", "char, bpe")),
+    (lambda tmp: tokenizer_from_json("{not json"),
+     "The tokenizer data is not valid JSON (Expecting property name enclosed in double quotes: "
+     "line 1 column 2 (char 1)).", ("Expecting property name",)),
+    (lambda tmp: tokenizer_from_json(json.dumps({"kind": "bpe", "tokenizer": {"model": 3}})),
+     None, ()),
+    (lambda tmp: tokenizer_from_json(json.dumps({"kind": "wordpiece"})),
+     "The tokenizer data does not say which kind it is (got kind='wordpiece'); expected one of "
+     "char, bpe.", ("kind='wordpiece'", "char, bpe")),
+    (lambda tmp: _unreadable_file(tmp),
+     None, ("tok.json",)),
+]
+
+
+@pytest.mark.parametrize("make, english, names", TOKENIZER_ERRORS,
+                         ids=[f"{n}" for n in range(len(TOKENIZER_ERRORS))])
+def test_tokenizer_errors_read_the_same_in_english_and_translate(make, english, names, tmp_path):
+    with pytest.raises(TokenizerError) as caught:
+        make(tmp_path)
+    if english is None:  # the reason comes from a library, whose words may change
+        english = str(caught.value)
+        assert english.startswith(("The BPE tokenizer data is damaged (",
+                                   "Could not read the tokenizer file 'tok.json' ("))
+    assert_translated(caught.value, english, names)

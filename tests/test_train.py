@@ -1,7 +1,9 @@
 """The training loop: schedule, repeatability, failures, resuming, and that it learns."""
 
+import dataclasses
 import json
 import math
+import pickle
 import threading
 
 import pytest
@@ -9,6 +11,7 @@ import torch
 
 from playground.checkpoint import load_bundle, save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, TrainConfig, replace
+from playground.i18n import Message, error_text, localize
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 from playground.train import (
@@ -22,6 +25,8 @@ from playground.train import (
     random_state_after_init,
     record_from_dict,
 )
+
+from checks import CJK, assert_translated
 
 VOCAB, BLOCK = 16, 16
 
@@ -463,3 +468,115 @@ def test_the_trainer_refuses_data_that_does_not_fit_the_model():
         Trainer(tiny_model(), ids + 1, ids, tiny_config())
     with pytest.raises(ConfigError, match="training part .* block_size"):
         Trainer(tiny_model(), ids[:BLOCK], ids, tiny_config())
+
+
+# ---------------------------------------------------------------------------------------------
+# What the trainer says, in English and in Chinese
+
+
+def _raises(make) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        make()
+    return info.value
+
+
+@pytest.mark.parametrize("make, english, kept", [
+    (lambda: prepare_data("abc", None, val_fraction=1.5),
+     "val_fraction must be between 0 and 1, got 1.5.", ["val_fraction", "1.5"]),
+    (lambda: prepare_data("abcdefgh" * 10, train_tokenizer("char", "abcdefgh"), 0.1, block_size=32),
+     "The validation part of the text is 8 tokens long, but each training window needs "
+     "block_size + 1 = 33 tokens. Use a longer text, a smaller block_size, or a different "
+     "val_fraction.", ["8", "block_size + 1 = 33", "val_fraction", "验证"]),
+    (lambda: Trainer(tiny_model(), token_stream()[:BLOCK], token_stream(), tiny_config()),
+     "The training part of the text is 16 tokens long, but each training window needs "
+     "block_size + 1 = 17 tokens. Use a longer text, a smaller block_size, or a different "
+     "val_fraction.", ["16", "17", "训练"]),
+    (lambda: Trainer(tiny_model(), token_stream() + 1, token_stream(), tiny_config()),
+     "The training tokens run from 1 to 16, but the model knows only 16 tokens (0 to 15). "
+     "Build the model with the tokenizer's vocab_size.", ["1", "16", "15", "vocab_size"]),
+    (lambda: make_trainer(chars_per_token=0),
+     "chars_per_token must be positive, got 0.", ["chars_per_token", "0"]),
+])
+def test_data_errors_keep_their_english_and_have_chinese(make, english, kept):
+    assert_translated(_raises(make), english, kept)
+
+
+def _end(records) -> EndRecord:
+    end = records[-1]
+    assert isinstance(end, EndRecord) and isinstance(end.message, Message)
+    return end
+
+
+def _nan_at_second_step(out):
+    return out._replace(loss=out.loss * float("nan"))
+
+
+def _raise(error):
+    def boom(out):
+        raise error
+    return boom
+
+
+def _paused():
+    return _end(list(make_trainer(config=tiny_config(max_steps=1234)).run(max_steps=3)))
+
+
+def _stopped():
+    trainer = make_trainer()
+    trainer.stop()
+    return _end(list(trainer.run()))
+
+
+def _failing(make_result, **config):
+    model = tiny_model()
+    fail_at_step(model, 2, make_result)
+    return _end(list(make_trainer(model, tiny_config(**config)).run()))
+
+
+@pytest.mark.parametrize("run, english, kept", [
+    (lambda: _end(list(make_trainer().run())), "Finished all 12 steps.", ["12"]),
+    (_paused, "Paused at step 3 of 1,234; run() continues.", ["3", "1,234", "run()"]),
+    (_stopped, "Stopped at step 0 as asked.", ["0"]),
+    (lambda: _failing(_nan_at_second_step, lr=3e-3, min_lr=3e-4, warmup_steps=1, grad_clip=0.0),
+     "The loss became nan at step 2, so training stopped there. The weights are those from "
+     "before that step. A learning rate that is too high is the usual cause: try lr=0.001 "
+     "(this step used 0.003), or turn on grad_clip=1.0.",
+     ["nan", "2", "lr=0.001", "0.003", "grad_clip=1.0"]),
+    (lambda: _failing(_nan_at_second_step, warmup_steps=1),
+     "The loss became nan at step 2, so training stopped there. The weights are those from "
+     "before that step. A learning rate that is too high is the usual cause: try lr=0.00333 "
+     "(this step used 0.01).", ["nan", "lr=0.00333", "0.01"]),
+    (lambda: _failing(_raise(MemoryError())),
+     "Ran out of memory at step 2 on cpu. Try a smaller batch_size (now 4), more grad_accum "
+     "micro-batches, a shorter block_size (now 16) or a smaller model. The weights from step 1 "
+     "are kept.", ["2", "cpu", "batch_size", "4", "block_size", "16", "1"]),
+    (lambda: _failing(_raise(ValueError("something odd"))),
+     "Training failed at step 2: ValueError: something odd. The weights from step 1 are kept.",
+     ["2", "ValueError", "something odd", "1"]),
+])
+def test_end_messages_keep_their_english_and_have_chinese(run, english, kept):
+    end = run()
+    assert end.message == english
+    chinese = localize(end.message, "zh-CN")
+    assert CJK.search(chinese) and chinese != english
+    assert all(value in chinese for value in kept), chinese
+
+
+def test_a_failure_raised_with_a_message_is_translated_inside_the_end_message():
+    with pytest.raises(ConfigError) as info:  # any engine error raised with a Message
+        ModelConfig(n_layer=0)
+    end = _failing(_raise(info.value))
+    # the reason is a sentence already: one full stop after it, not two
+    assert end.message == ("Training failed at step 2: ConfigError: n_layer must be between 1 "
+                           "and 256, got 0. The weights from step 1 are kept.")
+    assert error_text(info.value, "zh-CN") in localize(end.message, "zh-CN")
+
+
+def test_an_end_message_survives_history_pickling_and_json():
+    trainer = make_trainer(config=tiny_config(max_steps=2))
+    end = _end(list(trainer.run()))
+    as_dict = dataclasses.asdict(end)
+    assert localize(as_dict["message"], "zh-CN") == localize(end.message, "zh-CN")
+    again = pickle.loads(pickle.dumps(end))
+    assert again == end and localize(again.message, "zh-CN") == localize(end.message, "zh-CN")
+    assert record_from_dict(json.loads(json.dumps(trainer.history))[-1]) == end

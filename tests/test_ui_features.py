@@ -4,19 +4,17 @@ viewer, export and Hub push, shareable links, the two languages."""
 
 import json
 import math
+import re
 from pathlib import Path
 
 import gradio as gr
 import pytest
 
-from playground.corpus import from_text
 from playground.i18n import EN, ZH_CN
-from playground.runs import RunRecord
-from playground.share import decode_settings
 from playground.ui import (compare_tab, corpus_tab, export_tab, generate_tab, loss_panel,
                            tokenizer_tab, train_tab)
 from playground.ui.app import build_demo
-from playground.ui.lang import detect_language
+from playground.ui.lang import detect_language, tr
 from playground.ui.session import Session, app_temp_dir
 
 TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
@@ -178,7 +176,7 @@ def test_memorisation_check_highlights_copies_and_caches_the_index(ready, tiny_t
 
 def test_memorisation_after_a_real_generation(ready):
     train(ready)
-    outs = list(generate_tab.generate_text(ready, "First", 40, 0.0, 0, 1.0, 1))
+    list(generate_tab.generate_text(ready, "First", 40, 0.0, 0, 1.0, 1))
     session, view = generate_tab.check_copies(ready, 8)
     assert view.startswith('<p class="memo-report">') and "copy-view" in view
 
@@ -302,3 +300,84 @@ def test_language_from_the_browser_and_translations_in_the_page():
     assert keys <= set(EN) and keys <= set(ZH_CN)
     # every training setting's label and explanation goes through the translator
     assert all(f"label_{name}" in keys and f"info_{name}" in keys for name in train_tab.SETTINGS)
+
+
+def test_compare_tab_and_links_speak_the_visitors_language(ready):
+    train(ready)
+    tokenizer_tab.train_tokenizer_handler(ready, "bpe", 300)
+    train(ready)
+    ready.lang = "zh-CN"
+    figure, note, table = compare_tab.compare_runs(ready, ["run 1", "run 2"], "step")
+    assert note == ZH_CN["compare_bpc_note"]
+    assert table.headers == ["设置", "run 1", "run 2"]
+    rows = {row[0]: row[1:] for row in table.value["data"]}
+    assert rows["步数"] == ["6", "6"] and "最终每字符比特数" in rows and "tokenizer" in rows
+    with pytest.raises(gr.Error) as info:
+        compare_tab.prepare_one_change(ready, "run 1", "pos", "learned")
+    assert re.search(r"[\u4e00-\u9fff]", info.value.message) and "learned" in info.value.message
+    ready.lang = "en"
+    headers, rows = compare_tab.comparison_table(ready.runs.runs)
+    assert headers[0] == "setting" and [row[0] for row in rows[-5:]] == [
+        "final validation loss", "final bits per character", "steps", "seconds", "parameters"]
+
+    bad = export_tab.restore_from_link(
+        Session(), gr.Request(headers={"accept-language": "zh-CN"},
+                              query_params={"v": "1", "n_layer": "lots"}))
+    assert bad[0].value.startswith("**这个链接中的设置无法使用：") and "n_layer" in bad[0].value
+    assert "must be" not in bad[0].value  # the reason is in Chinese too
+
+
+def test_the_page_language_wins_over_the_browser_header():
+    from playground.ui.lang import follow_page_language
+
+    session = follow_page_language(Session(), "en")  # reported by the page before load ran
+    request = gr.Request(headers={"accept-language": "zh-CN,zh;q=0.9"})
+    assert detect_language(session, request).lang == "en"
+    assert follow_page_language(session, "zh-CN").lang == "zh-CN"
+    assert follow_page_language(session, "").lang == "zh-CN"  # nothing reported: unchanged
+    assert detect_language(Session(), request).lang == "zh-CN"
+
+
+def test_static_page_text_is_translated_in_the_browser():
+    assert EN["page_coach_empty"] == f"**{EN['coach_title']}**  \n{EN['coach_none']}"
+    assert ZH_CN["page_coach_empty"] == f"**{ZH_CN['coach_title']}**  \n{ZH_CN['coach_none']}"
+    for name, preset in train_tab.PAGE_PRESETS.items():  # the menu says what the preset is
+        assert EN[train_tab.preset_key(name)] == f"{preset.name}: {preset.description}"
+        assert ZH_CN[train_tab.preset_key(name)].startswith(preset.name + "：")
+    demo = build_demo()
+    markers = {json.loads(str(value)[len("__i18n__"):])["key"]
+               for block in demo.blocks.values()
+               for value in [getattr(block, "value", None)]
+               if isinstance(value, (str, gr.i18n.I18nData)) and str(value).startswith("__i18n__")}
+    assert {"page_footer", "page_coach_empty", "tokenizer_none", "not_trained"} <= markers
+    preset_menu = next(b for b in demo.blocks.values()
+                       if isinstance(b, gr.Dropdown) and "quick" in [c[1] for c in b.choices])
+    assert [str(label) for label, _ in preset_menu.choices] == [
+        str(tr(train_tab.preset_key(name))) for name in train_tab.PAGE_PRESETS]
+
+
+def test_page_load_writes_in_the_visitors_language():
+    from playground.ui.app import on_page_load
+
+    request = gr.Request(headers={"accept-language": "zh-CN,zh;q=0.9"})
+    session, summary, preview, described, device, figure = on_page_load(Session(), request,
+                                                                        *settings())
+    assert session.lang == "zh-CN" and summary.startswith("**语料：Tiny Shakespeare** · 1,115,394 个字符")
+    assert preview.startswith("First Citizen:")
+    assert "个参数**（训练分词器之前按词表大小 65 计算）" in described and device.startswith("**设备：**")
+    assert re.search(r"[\u4e00-\u9fff]", figure.layout.xaxis.title.text)  # the plot's own words
+    english = on_page_load(Session(), gr.Request(headers={"accept-language": "en-US"}), *settings())
+    assert english[1].startswith("**Corpus: Tiny Shakespeare** · 1,115,394 characters")
+    assert english[3].startswith("**") and " parameters** (vocabulary 65 until" in english[3]
+    assert english[4].startswith("**Device:**")
+
+
+def test_the_page_reports_its_language_through_a_change_event():
+    from playground.ui.lang import PAGE_LANG_ID
+
+    demo = build_demo()
+    box = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == PAGE_LANG_ID)
+    triggers = [(target[1], fn.name) for fn in demo.fns.values() for target in fn.targets
+                if target[0] == box._id]
+    # a hidden textbox sends no "input" events: SYNC_JS's edits arrive as "change"
+    assert triggers == [("change", "follow_page_language")]

@@ -1,5 +1,6 @@
 """The page's handlers called as plain functions, with a tiny model: no server, no browser."""
 
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -8,7 +9,8 @@ import pytest
 import torch
 
 from playground.corpus import CorpusError
-from playground.ui import attention_tab, corpus_tab, generate_tab, tokenizer_tab, train_tab
+from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
+                           tokenizer_tab, train_tab)
 from playground.ui.session import Session, app_temp_dir
 from playground.ui.zerogpu import ChunkedRun, LocalRun
 
@@ -184,7 +186,7 @@ def test_presets_fill_every_setting():
 
 def test_stop_ends_the_run_and_keeps_the_model(ready):
     run = train_tab.train_model(ready, False, *settings(max_steps=100_000, sample_tokens=0))
-    first = next(run)
+    next(run)
     assert ready.running is True
     train_tab.stop_training(ready)
     assert ready.stop_requested is True
@@ -279,3 +281,144 @@ def test_unexpected_errors_become_a_generic_message(monkeypatch, ready):
 
 def test_corpus_error_is_a_value_error():
     assert issubclass(CorpusError, ValueError)
+
+
+# --- the visitor's language: what the handlers write, in English or Simplified Chinese ----------
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def has_chinese(text) -> bool:
+    return bool(CJK.search(str(text)))
+
+
+def zh(session=None) -> Session:
+    session = session or Session()
+    session.lang = "zh-CN"
+    return session
+
+
+def with_fake_model(session: Session) -> Session:
+    """A session that passes ``require_model`` (the check under test comes before any use)."""
+    session.model, session.model_tokenizer = object(), object()
+    session.last_text = "some text"
+    return session
+
+
+# (name, call, English the page has always shown, values the Chinese must keep)
+HANDLER_ERRORS = [
+    ("no file", lambda s: corpus_tab.use_corpus(s, "Upload files", None, ""),
+     "No file yet: drop one or more .txt or .md files", [".txt", ".md"]),
+    ("unknown source", lambda s: corpus_tab.use_corpus(s, "My diary", None, ""),
+     "Unknown source 'My diary': choose one of Tiny Shakespeare, Upload files, Paste text.",
+     ["'My diary'", "Tiny Shakespeare"]),
+    ("generate without a model",
+     lambda s: drain(generate_tab.generate_text(s, "hi", 5, 1, 0, 1, 0)),
+     "There is no model to generate with yet. Train one on the 'Model & training' tab", []),
+    ("attention without a model", lambda s: attention_tab.show_attention(s, "hi", 0, 0),
+     "There is no model to look inside yet.", []),
+    ("export without a model", lambda s: export_tab.make_script(s),
+     "There is no model to export yet.", []),
+    ("continue without a model", lambda s: drain(train_tab.train_model(s, True, *settings())),
+     "There is no model to continue training yet.", []),
+    ("train without a tokenizer", lambda s: drain(train_tab.train_model(s, False, *settings())),
+     "There is no tokenizer yet: train one on the Tokenizer tab (tab 2) first.", ["2"]),
+    ("too many new tokens",
+     lambda s: drain(generate_tab.generate_text(with_fake_model(s), "hi", 9999, 1, 0, 1, 0)),
+     "Maximum new tokens must be between 1 and 5,000.", ["1", "5,000"]),
+    ("span too short", lambda s: generate_tab.check_copies(with_fake_model(s), 4),
+     "The shortest span must be from 8 to 200 characters.", ["8", "200"]),
+    ("push without a bundle", lambda s: export_tab.push(with_fake_model(s), "a/b", "hf_x", False),
+     "The model has no saved bundle yet: let a training run finish", []),
+    ("upload nothing", lambda s: train_tab.upload_bundle(s, None),
+     "No file: upload a .zip bundle saved by this app.", [".zip"]),
+    ("one change without a run", lambda s: compare_tab.prepare_one_change(s, None, "pos", "rope"),
+     "Pick the run to start from: train a run first (tab 3).", ["3"]),
+    ("one change without a value", lambda s: compare_tab.prepare_one_change(s, "run 1", "pos", " "),
+     "Type or pick the new value of pos.", ["pos"]),
+]
+
+
+@pytest.mark.parametrize("call, english, kept", [case[1:] for case in HANDLER_ERRORS],
+                         ids=[case[0] for case in HANDLER_ERRORS])
+def test_handler_errors_in_the_visitors_language(call, english, kept):
+    with pytest.raises(gr.Error) as in_english:
+        call(Session())
+    assert english in in_english.value.message and not has_chinese(in_english.value.title)
+    with pytest.raises(gr.Error) as in_chinese:
+        call(zh())
+    message, title = in_chinese.value.message, in_chinese.value.title
+    assert has_chinese(message) and has_chinese(title), (message, title)
+    assert all(value in message for value in kept), message
+
+
+def test_already_training_is_said_in_chinese(ready):
+    zh(ready)
+    run = train_tab.train_model(ready, False, *settings(max_steps=100_000, sample_tokens=0))
+    next(run)
+    try:
+        for refused in (lambda: train_tab.reserve_run(ready),
+                        lambda: drain(train_tab.train_model(ready, False, *settings()))):
+            with pytest.raises(gr.Error) as info:
+                refused()
+            assert "已经有一个训练在进行" in info.value.message and info.value.title == "正在训练"
+    finally:
+        run.close()
+
+
+def test_chinese_session_gets_chinese_summaries_progress_and_end_text(tiny_text, tmp_path):
+    session, summary, _ = corpus_tab.use_corpus(zh(), "Paste text", None, tiny_text)
+    assert summary.startswith("**语料：")
+    assert f"{len(tiny_text):,} 个字符" in summary and "第 2 个标签页" in summary
+    assert "1,115,394 个字符" in corpus_tab.show_corpus(zh())[0]
+
+    session, summary, _, merges = tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    assert "字符级分词器" in summary and f"{len(set(tiny_text))} 个词元" in summary
+    assert "1.00 个字符" in summary and "第 3 个标签页" in summary
+    assert merges == "*字符级分词器不学习合并：每个字符就是一个词元。*"
+
+    described = train_tab.describe_settings(session, *settings())
+    assert "个参数**" in described and "每步 64 个词元" in described and "共 6 步" in described
+    bad = train_tab.describe_settings(session, *settings(n_layer=None))
+    assert bad == "**请检查设置：** n_layer 是空的：请输入一个值。"
+
+    updates = drain(train_tab.train_model(session, False, *settings()))
+    statuses = [u[2] for u in updates]
+    assert statuses[0].startswith("**正在开始训练**")
+    progress = [s for s in statuses if s.startswith("**训练中：**")]
+    assert all("/ 6 步" in s and "每秒" in s and "训练损失" in s for s in progress)
+    session, figure, status, samples, download, coach = updates[-1]
+    last = next(r for r in reversed(session.history) if r["kind"] == "eval")
+    assert status.startswith("**完成。** ") and "6" in status
+    assert f"最后一次验证损失为 {last['val_loss']:.3f}（第 6 步" in status
+    assert status.endswith("模型已就绪：试试“生成”和“注意力”标签页，或在下方下载它。")
+    assert samples.count("── 第 ") == 3 and "验证损失" in samples
+
+    # a status written while training, and the end text, as the English page has them
+    english = train_tab._end_status(None, None, "en")
+    assert english == ("**Problem:** The run ended. The model is ready: try the Generate and "
+                       "Attention tabs, or download it below.")
+
+    fresh = zh()
+    loaded = train_tab.upload_bundle(fresh, session.bundle_path)[3]
+    assert loaded.startswith("**已加载**") and "已训练 6 步" in loaded and "char 分词器" in loaded
+
+    _, text, chart = drain(generate_tab.generate_text(session, "First", 10, 0.8, 0, 1.0, 3))[-1]
+    assert chart.layout.title.text == "最可能的 10 个下一个词元"
+    out = attention_tab.show_attention(session, "", 0, 1)
+    assert out[-1].startswith("15 个词元 · 1 层 × 2 个头。") and out[4].layout.title.text == "第 0 层，第 1 个头"
+
+
+def test_english_and_chinese_status_lines_say_the_same_numbers():
+    from playground.train import EvalRecord, StepRecord
+
+    cfg = train_tab.configs_from_settings(settings(max_steps=2000), 65)[1]
+    step = StepRecord(step=1234, loss=1.98765, lr=1e-3, tokens=1, elapsed=75.0, tokens_per_s=6400.0)
+    evaluation = EvalRecord(step=1200, tokens=1, train_loss=2.0, val_loss=2.04567, train_bpc=2.9,
+                            val_bpc=2.95, elapsed=70.0, sample="")
+    en = train_tab.status_line(step, cfg, 16, evaluation)
+    assert en == ("**Training:** step 1,234 / 2,000 · 6,400 tokens/s · elapsed 1:15 · about 0:07 "
+                  "left · train loss 1.988 · validation loss 2.046 (step 1,200)")
+    zh_line = train_tab.status_line(step, cfg, 16, evaluation, "zh-CN")
+    assert zh_line == ("**训练中：** 第 1,234 / 2,000 步 · 每秒 6,400 个词元 · 已用 1:15 · 约剩 0:07 · "
+                       "训练损失 1.988 · 验证损失 2.046（第 1,200 步）")

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import gradio as gr
 
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
-                           tokenizer_tab, train_tab)
+                           loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SYNC_JS, detect_language,
                                 follow_page_language, tr)
-from playground.ui.session import SESSION_TTL_S, new_session, release_session
+from playground.ui.session import SESSION_TTL_S, Session, new_session, release_session
 
 log = logging.getLogger("playground.ui")
 
@@ -63,12 +64,25 @@ def end_session(demo: gr.Blocks, session_hash: str | None) -> None:
             holder.time_last_used.pop(session_hash, None)
 
 
+def on_page_load(session: Session | None, request: gr.Request, *settings: Any) -> tuple:
+    """The page has loaded: the visitor's language, then what the server writes into the page
+    at once, in it: (session, corpus summary, preview, settings summary, device line, loss plot).
+
+    One handler, so the language is known before anything is written (the page's load events
+    run in any order).
+    """
+    session = detect_language(session, request)
+    summary, preview = corpus_tab.show_corpus(session)
+    return (session, summary, preview, train_tab.describe_settings(session, *settings),
+            train_tab.show_device(session), loss_panel.show_figure(session))
+
+
 def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     """The Blocks app; every visitor gets a fresh ``Session``, freed ``session_ttl_s`` seconds
     after its last change (default ``session_ttl()``) or as soon as the tab closes."""
     limit = compute_concurrency()
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
-    with gr.Blocks(title=TITLE, delete_cache=(3600, 3600), js=SYNC_JS) as demo:
+    with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
         gr.Markdown(tr("page_intro"))
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         # gr.State calls Session() for each visitor; the callback frees the model and files
@@ -88,29 +102,25 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                 compare = compare_tab.build(session)
             with gr.Tab(tr("tab_export"), id="export"):
                 export = export_tab.build(session)
-        gr.Markdown(
-            "<small>Each visitor has their own text, tokenizer and model; training, generation "
-            "and attention take turns on this machine"
-            + (f" ({limit} at a time)" if limit > 1 else " (one at a time)")
-            + ", and a waiting job shows its place in the queue.</small>")
+        gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
+                    elem_id="page-footer")
         gr.Markdown(tr("language_note"), elem_id="language-note")
 
-        # first: the visitor's language, for the messages made on the server; then whatever
-        # language the page shows (a choice under Settings included), reported by SYNC_JS
-        demo.load(detect_language, session, session, api_visibility="private", queue=False)
+        # on load: the visitor's language, and the text the server writes in it; from then on
+        # whatever language the page shows (a choice under Settings included), reported by
+        # SYNC_JS (.change: a hidden textbox sends no .input events)
+        demo.load(on_page_load, [session, *train["settings"]],
+                  [session, corpus["summary"], corpus["preview"], train["summary"], train["device"],
+                   train["plot"]], api_visibility="private")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
-        page_lang.input(follow_page_language, [session, page_lang], session,
-                        api_visibility="private", queue=False)
+        page_lang.change(follow_page_language, [session, page_lang], session,
+                         api_visibility="private", queue=False)
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
         export_tab.wire(export, session, demo, link_message, corpus["source"], tokenizer["kind"],
                         tokenizer["vocab_size"], train["settings"],
                         [generate[k] for k in ("prompt", "max_new_tokens", "temperature", "top_k",
                                                "top_p", "seed")])
 
-        demo.load(corpus_tab.show_corpus, session, [corpus["summary"], corpus["preview"]],
-                  api_visibility="private")
-        demo.load(train_tab.describe_settings, [session, *train["settings"]], train["summary"],
-                  api_visibility="private")
         # a new tokenizer changes the vocabulary, so the parameter count too
         tokenizer["event"].then(train_tab.describe_settings, [session, *train["settings"]],
                                 train["summary"], api_visibility="private")
@@ -137,6 +147,7 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
         theme=gr.themes.Soft(), footer_links=["gradio", "settings"],
         i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
+        js=SYNC_JS,  # ...and the page reports the language it shows (lang.follow_page_language)
         # Say why Gradio refused an input (an API caller's "abc" for a number); our handlers
         # turn their own unexpected errors into a generic line first (session.friendly_errors).
         show_error=True,

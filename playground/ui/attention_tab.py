@@ -9,6 +9,7 @@ from __future__ import annotations
 import gradio as gr
 
 from playground.attention import attention_maps
+from playground.i18n import msg, t
 from playground.plots import attention_figure, attention_grid_figure
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
@@ -32,10 +33,12 @@ def _figures(session: Session, layer: int, head: int):
     maps = session.attention
     layer = min(max(int(layer), 0), maps.n_layer - 1)
     head = min(max(int(head), 0), maps.n_head - 1)
-    single = attention_figure(maps.weights[layer, head], maps.tokens,
-                              title=f"Layer {layer}, head {head}")
-    grid = attention_grid_figure(maps.weights[layer], maps.tokens,
-                                 title=f"All {maps.n_head} heads of layer {layer}")
+    lang = session.lang
+    single = attention_figure(maps.weights[layer, head], maps.tokens, lang=lang,
+                              title=t("attn_status_head_title", lang, layer=layer, head=head))
+    grid = attention_grid_figure(maps.weights[layer], maps.tokens, lang=lang,
+                                 title=t("attn_status_grid_title", lang, layer=layer,
+                                         n_head=maps.n_head))
     return single, grid
 
 
@@ -44,16 +47,15 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
     """Run the model on ``text`` and draw a head; returns (session, text, layer, head, heatmap,
     grid, summary). An empty text uses ``default_text``."""
     session = ensure(session)
-    require_model(session, "look inside")
+    require_model(session, msg("page_action_look_inside"))
     text = text if text and text.strip() else default_text(session)
     maps = attention_maps(session.model, session.model_tokenizer, text, max_tokens=MAX_TOKENS)
     session.attention, session.attention_text = maps, text
     layer = min(int(layer or 0), maps.n_layer - 1)
     head = min(int(head or 0), maps.n_head - 1)
     single, grid = _figures(session, layer, head)
-    summary = (f"{len(maps.tokens)} tokens · {maps.n_layer} layers × {maps.n_head} heads. Each row "
-               "is a token; its colours show how much it looks at each earlier token (a row sums "
-               "to 1). Change the layer or head to compare.")
+    summary = t("attn_status_summary", session.lang, tokens=len(maps.tokens), layers=maps.n_layer,
+                heads=maps.n_head)
     return (session, text,
             gr.Dropdown(choices=list(range(maps.n_layer)), value=layer),
             gr.Dropdown(choices=list(range(maps.n_head)), value=head),

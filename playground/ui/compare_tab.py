@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import gradio as gr
 
 from playground.config import ConfigError
-from playground.i18n import t
+from playground.i18n import msg, t
 from playground.plots import compare_figure
 from playground.reference import axis_key
 from playground.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, alternatives, compare_unit,
@@ -27,8 +27,7 @@ from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
 from playground.ui.session import Session, ensure, friendly_errors
 
-SUMMARY_ROWS = (("val_loss", "final validation loss"), ("val_bpc", "final bits per character"),
-                ("steps", "steps"), ("seconds", "seconds"), ("params", "parameters"))
+SUMMARY_ROWS = ("val_loss", "val_bpc", "steps", "seconds", "params")  # compare_status_<row>
 
 
 def _cell(value: Any) -> str:
@@ -37,8 +36,10 @@ def _cell(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def comparison_table(runs: Sequence[RunRecord]) -> tuple[list[str], list[list[str]]]:
-    """(headers, rows): one row per setting that differs, then the final figures.
+def comparison_table(runs: Sequence[RunRecord],
+                     lang: str = "en") -> tuple[list[str], list[list[str]]]:
+    """(headers, rows): one row per setting that differs, then the final figures (named in
+    ``lang``; the settings keep their own names).
 
     >>> from playground.config import ModelConfig, TrainConfig
     >>> a = RunRecord.create("a", ModelConfig(pos="rope"), TrainConfig(), "char", [])
@@ -46,11 +47,12 @@ def comparison_table(runs: Sequence[RunRecord]) -> tuple[list[str], list[list[st
     >>> comparison_table([a, b])[1][0]
     ['pos', 'rope', 'none']
     """
-    headers = ["setting", *[r.name for r in runs]]
+    headers = [t("compare_status_setting", lang), *[r.name for r in runs]]
     rows = [[key, *map(_cell, values)] for key, values in settings_diff(runs)]
     summaries = [r.summary() for r in runs]
-    rows += [[label, *[f"{s[key]:,}" if key == "params" else _cell(s[key]) for s in summaries]]
-             for key, label in SUMMARY_ROWS]
+    rows += [[t(f"compare_status_{key}", lang),
+              *[f"{s[key]:,}" if key == "params" else _cell(s[key]) for s in summaries]]
+             for key in SUMMARY_ROWS]
     return headers, rows
 
 
@@ -75,15 +77,16 @@ def compare_runs(session: Session | None, names: Sequence[str] | None, x: str):
     x = axis_key(x or "step")
     if not runs:
         note = t("error_no_runs", session.lang) if len(session.runs.runs) < 2 else ""
-        return compare_figure([], x=x), note, gr.Dataframe(value=[], headers=["setting"])
+        return (compare_figure([], x=x, lang=session.lang), note,
+                gr.Dataframe(value=[], headers=[t("compare_status_setting", session.lang)]))
     unit = compare_unit(runs)
-    figure = compare_figure(val_curves(runs, unit, x), unit=unit, x=x)
+    figure = compare_figure(val_curves(runs, unit, x), unit=unit, x=x, lang=session.lang)
     notes = []
     if unit == "bpc":
         notes.append(t("compare_bpc_note", session.lang))
     if len(runs) > 1 and not settings_diff(runs):
         notes.append(t("settings_same", session.lang))
-    headers, rows = comparison_table(runs)
+    headers, rows = comparison_table(runs, session.lang)
     return figure, " ".join(notes), gr.Dataframe(value=rows, headers=headers)
 
 
@@ -109,13 +112,13 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     """
     session = ensure(session)
     if not base:
-        raise ConfigError("Pick the run to start from: train a run first (tab 3).")
+        raise ConfigError(msg("compare_status_no_base"))
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise ConfigError(f"Type or pick the new value of {setting}.")
+        raise ConfigError(msg("compare_status_no_value", setting=setting))
     run = session.runs.get([base])[0]
     model_cfg, train_cfg = one_change(run, setting, value)
     if base not in session.run_data:
-        raise ConfigError(f"The text and tokenizer of {base} are no longer kept; pick a newer run.")
+        raise ConfigError(msg("compare_status_data_gone", base=base))
     train_tab.reserve_run(session)  # refuses while a run goes
     corpus, tokenizer = session.run_data[base]
     session.corpus, session.tokenizer, session.tokenizer_corpus = corpus, tokenizer, corpus
@@ -123,8 +126,8 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     session.next_run_name = f"{base}, {setting}={changed}"
     values = ([getattr(model_cfg, f) for f in train_tab.MODEL_SETTINGS]
               + [getattr(train_cfg, f) for f in train_tab.TRAIN_SETTINGS])
-    gr.Info(f"Training {session.next_run_name}: the same seed and data as {base}, "
-            f"only {setting} changed. Watch it on the training tab.")
+    gr.Info(t("compare_status_started", session.lang, name=session.next_run_name, base=base,
+              setting=setting))
     return (session, False, *values, gr.Tabs(selected="train"))
 
 

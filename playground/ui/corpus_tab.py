@@ -9,6 +9,7 @@ from __future__ import annotations
 import gradio as gr
 
 from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, load_files
+from playground.i18n import localize, msg, t
 from playground.ui.lang import tr
 from playground.ui.session import Session, default_corpus, ensure, friendly_errors
 
@@ -17,12 +18,13 @@ MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # per file and in all; launch(max_file_size=
 PREVIEW_CHARS = 1000
 
 
-def corpus_summary(corpus: Corpus) -> str:
-    """Markdown: the corpus name and its statistics, and what to do next."""
+def corpus_summary(corpus: Corpus, lang: str = "en") -> str:
+    """Markdown: the corpus name and its statistics, and what to do next, in ``lang``."""
     s = corpus.stats()
-    return (f"**Corpus: {corpus.name}** · {s.characters:,} characters · {s.lines:,} lines · "
-            f"{s.words:,} words · {s.distinct_chars:,} distinct characters.  \n"
-            "Next: train a tokenizer on it (tab 2).")
+    stats = t("corpus_status_summary", lang, name=localize(corpus.name, lang),
+              characters=f"{s.characters:,}", lines=f"{s.lines:,}", words=f"{s.words:,}",
+              distinct=f"{s.distinct_chars:,}")
+    return f"{stats}  \n{t('corpus_status_next', lang)}"
 
 
 @friendly_errors
@@ -38,20 +40,22 @@ def use_corpus(session: Session | None, source: str, files: list[str] | str | No
     elif source == "Upload files":
         paths = [files] if isinstance(files, str) else list(files or [])
         if not paths:
-            raise CorpusError("No file yet: drop one or more .txt or .md files in the box above.")
+            raise CorpusError(msg("corpus_status_no_file"))
         corpus = load_files(paths, max_bytes=MAX_UPLOAD_BYTES)
     elif source == "Paste text":
         corpus = from_text(pasted or "", max_bytes=MAX_UPLOAD_BYTES)
     else:
-        raise CorpusError(f"Unknown source {source!r}: choose one of {', '.join(SOURCES)}.")
+        raise CorpusError(msg("corpus_status_unknown_source", source=repr(source),
+                              choices=", ".join(SOURCES)))
     session.corpus = corpus
-    return session, corpus_summary(corpus), corpus.preview(PREVIEW_CHARS)
+    return session, corpus_summary(corpus, session.lang), corpus.preview(PREVIEW_CHARS)
 
 
 def show_corpus(session: Session | None) -> tuple[str, str]:
     """The session's current corpus (on page load): (summary, preview)."""
-    corpus = ensure(session).corpus_or_default()
-    return corpus_summary(corpus), corpus.preview(PREVIEW_CHARS)
+    session = ensure(session)
+    corpus = session.corpus_or_default()
+    return corpus_summary(corpus, session.lang), corpus.preview(PREVIEW_CHARS)
 
 
 def choose_source(session: Session | None, source: str):

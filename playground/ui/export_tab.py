@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import gradio as gr
 
 from playground.export import ExportError, push_to_hub, write_standalone_script
-from playground.i18n import t
+from playground.i18n import error_text, msg, t
 from playground.share import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
@@ -35,7 +35,7 @@ assert set(SOURCE_OF_CHOICE) == set(SOURCES)
 def make_script(session: Session | None) -> list[str]:
     """The standalone script (and the bundle it loads), written into the session's folder."""
     session = ensure(session)
-    require_model(session, "export")
+    require_model(session, msg("page_action_export"))
     files = [str(write_standalone_script(session.workdir()))]
     if session.bundle_path:
         files.append(session.bundle_path)
@@ -46,10 +46,9 @@ def make_script(session: Session | None) -> list[str]:
 def push(session: Session | None, repo_id: str, token: str, private: bool) -> str:
     """Push the bundle, its model card and the script to ``repo_id``; markdown of the result."""
     session = ensure(session)
-    require_model(session, "push")
+    require_model(session, msg("page_action_push"))
     if not session.bundle_path:
-        raise ExportError("The model has no saved bundle yet: let a training run finish (or "
-                          "stop it) first, then push.")
+        raise ExportError(msg("export_status_no_bundle"))
     corpus = session.model_corpus.name if session.model_corpus is not None else ""
     url = push_to_hub(session.bundle_path, repo_id, token, private=bool(private), corpus_name=corpus)
     return t("hub_pushed", session.lang, url=url)
@@ -63,7 +62,7 @@ def page_settings(source: str, kind: str, vocab_size: float, values: Sequence[An
     the Generate tab's in ``share.SAMPLING_KEYS`` order.
     """
     if source not in SOURCE_OF_CHOICE:
-        raise ShareError(f"Unknown corpus choice {source!r}.")
+        raise ShareError(msg("export_status_unknown_choice", choice=repr(source)))
     settings = {"corpus": SOURCE_OF_CHOICE[source], "tokenizer": kind, "vocab_size": vocab_size,
                 **dict(zip(train_tab.SETTINGS, values)), **dict(zip(SAMPLING_KEYS, sampling))}
     return {k: v for k, v in settings.items() if k in KEYS}
@@ -104,7 +103,7 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     try:
         shared = decode_settings(query)
     except ShareError as error:
-        message = t("error_bad_link", session.lang, reason=str(error))
+        message = t("error_bad_link", session.lang, reason=error_text(error, session.lang))
         return (gr.Markdown(f"**{message}**", visible=True), *(gr.skip(),) * n_out)
     s = shared.settings
     lines = [t("share_restored", session.lang)]

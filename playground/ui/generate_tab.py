@@ -15,7 +15,7 @@ import time
 import gradio as gr
 
 from playground.generate import generate
-from playground.i18n import t
+from playground.i18n import msg, t
 from playground.memorization import K, CopyIndex
 from playground.plots import highlight_html, next_token_figure
 from playground.ui.lang import tr
@@ -39,11 +39,11 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
     ``top_k`` 0 and ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new text each time.
     """
     session = ensure(session)
-    require_model(session, "generate with")
+    require_model(session, msg("page_action_generate"))
     model, tokenizer = session.model, session.model_tokenizer
     max_new_tokens = int(max_new_tokens)
     if not 1 <= max_new_tokens <= 5000:
-        raise ValueError("Maximum new tokens must be between 1 and 5,000.")
+        raise ValueError(msg("gen_status_max_tokens"))
     steps = generate(model, tokenizer, prompt or "", max_new_tokens=max_new_tokens,
                      temperature=float(temperature), top_k=_none_if_off(int(top_k), 0),
                      top_p=_none_if_off(float(top_p), 1.0), seed=int(seed) or None)
@@ -56,7 +56,8 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
             last_push = now
             yield session, text, gr.skip()
     session.last_prompt, session.last_text = prompt or "", text
-    yield session, text, next_token_figure(top, title="The 10 likeliest next tokens")
+    yield session, text, next_token_figure(top, title=t("gen_status_chart_title", session.lang),
+                                           lang=session.lang)
 
 
 @functools.lru_cache(maxsize=1)
@@ -83,7 +84,7 @@ def check_copies(session: Session | None, min_chars: float) -> tuple[Session, st
         return session, ""
     min_chars = int(min_chars)
     if not K <= min_chars <= MEMO_MAX_CHARS:
-        raise ValueError(f"The shortest span must be from {K} to {MEMO_MAX_CHARS} characters.")
+        raise ValueError(msg("gen_status_span", low=K, high=MEMO_MAX_CHARS))
     prompt, text = session.last_prompt, session.last_text
     new = text[len(prompt):] if text.startswith(prompt) else text
     offset = len(text) - len(new)

@@ -42,10 +42,13 @@ def info(setting: str) -> gr.i18n.I18nData:
 
 
 def detect_language(session: Session | None, request: gr.Request | None = None) -> Session:
-    """On page load: the session's language from the browser's Accept-Language header."""
+    """On page load: the session's language from the browser's Accept-Language header, unless
+    the page has already reported the language it shows (that one wins: the events of a page
+    load arrive in any order)."""
     session = ensure(session)
-    headers = getattr(request, "headers", None) or {}
-    session.lang = pick_language(headers.get("accept-language"))
+    if not session.lang_from_page:
+        headers = getattr(request, "headers", None) or {}
+        session.lang = pick_language(headers.get("accept-language"))
     return session
 
 
@@ -53,7 +56,7 @@ def follow_page_language(session: Session | None, page_lang: str | None) -> Sess
     """The language the page shows now (``<html lang>``), for the server's messages."""
     session = ensure(session)
     if page_lang:
-        session.lang = normalize_language(page_lang)
+        session.lang, session.lang_from_page = normalize_language(page_lang), True
     return session
 
 

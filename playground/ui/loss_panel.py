@@ -23,7 +23,7 @@ from playground.corpus import Corpus
 from playground.i18n import t
 from playground.model import count_params
 from playground.plots import loss_figure
-from playground.reference import axis_key, reference_lines, unigram_entropy
+from playground.reference import axis_key, reference_lines
 from playground.runs import RunRecord
 from playground.tokenizer import Tokenizer
 from playground.ui.lang import tr
@@ -36,7 +36,13 @@ X_CHOICES = [(tr("choice_x_step"), "step"), (tr("choice_x_tokens"), "tokens"),
 def figure(session: Session, history: Sequence[dict[str, Any]]):
     """The loss figure of ``history`` with the session's x axis and reference lines."""
     refs = session.references if session.show_references else ()
-    return loss_figure(history, x=session.plot_x, references=refs)
+    return loss_figure(history, x=session.plot_x, references=refs, lang=session.lang)
+
+
+def show_figure(session: Session | None):
+    """On page load: the (empty) loss figure with its titles in the visitor's language."""
+    session = ensure(session)
+    return figure(session, session.history)
 
 
 def set_plot_options(session: Session | None, x: str, show_references: bool):
@@ -97,8 +103,7 @@ def finish(session: Session, corpus: Corpus, tokenizer: Tokenizer, model_cfg: Mo
 
 def build_coach() -> gr.Markdown:
     """The coach's notes, beside the loss plot."""
-    return gr.Markdown(f"**{t('coach_title')}**  \n{t('coach_none')}", elem_id="coach-notes",
-                       container=True)
+    return gr.Markdown(tr("page_coach_empty"), elem_id="coach-notes", container=True)
 
 
 def build_options(session: gr.State, plot: gr.Plot) -> None:

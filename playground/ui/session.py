@@ -29,7 +29,7 @@ import gradio as gr
 from playground.attention import AttentionMaps
 from playground.checkpoint import BundleError
 from playground.config import ConfigError, ModelConfig, TrainConfig
-from playground.i18n import DEFAULT_LANGUAGE, error_text, t
+from playground.i18n import DEFAULT_LANGUAGE, Message, error_text, localize, msg, t
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
 from playground.memorization import CopyIndex
 from playground.model import GPT
@@ -82,7 +82,9 @@ class Session:
     attention: AttentionMaps | None = None
     attention_text: str = ""
     # issue 7: the page's language, every finished run, the loss plot's options, the coach
-    lang: str = "en"  # "en" | "zh-CN", from the browser's Accept-Language on page load
+    lang: str = "en"  # "en" | "zh-CN": the browser's Accept-Language on page load, then the
+    #   language the page shows (Settings included), as the page reports it (ui.lang)
+    lang_from_page: bool = False  # lang is the one the page shows (reported by the browser)
     runs: RunLog = field(default_factory=RunLog)
     run_data: dict[str, tuple[Corpus, Tokenizer]] = field(default_factory=dict)  # run name ->
     #   the corpus and tokenizer it trained on, so "same run, one change" reuses the same data
@@ -197,9 +199,11 @@ def friendly_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def require_model(session: Session, action: str) -> None:
-    """Raise a message saying what to do first when there is no trained model yet."""
+def require_model(session: Session, action: Message) -> None:
+    """Raise a message saying what to do first when there is no trained model yet.
+
+    ``action`` says what the visitor wanted, e.g. ``msg("page_action_generate")``.
+    """
     if session.model is None or session.model_tokenizer is None:
-        raise gr.Error(
-            f"There is no model to {action} yet. Train one on the 'Model & training' tab "
-            "(or upload a bundle there) first.", title="No model yet", print_exception=False)
+        text = localize(msg("page_no_model", action=action), session.lang)
+        raise gr.Error(text, title=t("title_no_model", session.lang), print_exception=False)

@@ -12,7 +12,7 @@ import html
 
 import gradio as gr
 
-from playground.i18n import t
+from playground.i18n import localize, t
 from playground.merges import tokens_after_merges
 from playground.plots import display_token, token_html
 from playground.tokenizer import BPE_DEFAULT_VOCAB, BPE_MAX_VOCAB, BPE_MIN_VOCAB, train_tokenizer
@@ -26,7 +26,7 @@ VIEWER_MERGES = 200  # the merge viewer steps through at most this many first me
 VIEWER_SAMPLE = "First Citizen: Before we proceed any further, hear me speak."
 
 
-def merges_markdown(merges: list[tuple[str, str]], n: int = SHOWN_MERGES) -> str:
+def merges_markdown(merges: list[tuple[str, str]], n: int = SHOWN_MERGES, lang: str = "en") -> str:
     """The first ``n`` merges as a numbered list: ``1. t + h → th``; HTML in tokens escaped.
 
     >>> merges_markdown([("t", "h"), (" ", "a")])
@@ -36,7 +36,7 @@ def merges_markdown(merges: list[tuple[str, str]], n: int = SHOWN_MERGES) -> str
         return "`" + html.escape(display_token(s, 20)).replace("`", "ˋ") + "`"
 
     pairs = [f"{i}: {code(a)} + {code(b)} → {code(a + b)}" for i, (a, b) in enumerate(merges[:n], 1)]
-    return "**First merges learned** (␣ is a space):  \n" + " · ".join(pairs)
+    return f"{t('tok_status_merges_title', lang)}  \n" + " · ".join(pairs)
 
 
 @friendly_errors
@@ -48,6 +48,7 @@ def train_tokenizer_handler(session: Session | None, kind: str,
     tokens, and the summary (and a warning) says so.
     """
     session = ensure(session)
+    lang = session.lang
     corpus = session.corpus_or_default()
     tokenizer = train_tokenizer(kind, corpus.text, int(vocab_size) if kind == "bpe" else None)
     session.tokenizer, session.tokenizer_corpus = tokenizer, corpus
@@ -55,19 +56,18 @@ def train_tokenizer_handler(session: Session | None, kind: str,
     sample = corpus.text[:SAMPLE_CHARS]
     ids = tokenizer.encode(sample)
     cpt = tokenizer.chars_per_token(corpus.text[:100_000])
-    summary = (f"**{'Character' if kind == 'char' else 'BPE'} tokenizer trained on {corpus.name}:** "
-               f"{tokenizer.vocab_size:,} tokens in the vocabulary · "
-               f"{cpt:.2f} characters per token on average.")
+    summary = t("tok_status_trained_char" if kind == "char" else "tok_status_trained_bpe", lang,
+                name=localize(corpus.name, lang), vocab=f"{tokenizer.vocab_size:,}",
+                chars_per_token=f"{cpt:.2f}")
     if kind == "bpe" and tokenizer.vocab_size < int(vocab_size):
-        note = (f"This text only supports {tokenizer.vocab_size:,} BPE tokens, fewer than the "
-                f"{int(vocab_size):,} asked for (no other pair of tokens occurs twice). The "
-                "smaller vocabulary is used; a longer text would allow more.")
+        note = t("tok_status_vocab_smaller", lang, actual=f"{tokenizer.vocab_size:,}",
+                 requested=f"{int(vocab_size):,}")
         gr.Warning(note)
-        summary += "  \n**Note:** " + note
-    summary += "  \nNext: set up and train a model (tab 3)."
-    merges = merges_markdown(tokenizer.merges()) if kind == "bpe" else (
-        "*A character tokenizer learns no merges: each character is its own token.*")
-    return session, summary, token_html(tokenizer.token_strs(ids)), merges
+        summary += "  \n" + t("tok_status_note", lang, note=note)
+    summary += "  \n" + t("tok_status_next", lang)
+    merges = (merges_markdown(tokenizer.merges(), lang=lang) if kind == "bpe"
+              else f"*{t('merges_char', lang)}*")
+    return session, summary, token_html(tokenizer.token_strs(ids), lang=lang), merges
 
 
 def _code(token: str) -> str:
@@ -83,18 +83,19 @@ def show_merges(session: Session | None, sample: str, k: float) -> tuple[str, st
         return "", ""
     if tokenizer.kind != "bpe":
         return f"*{t('merges_char', session.lang)}*", token_html(
-            tokens_after_merges(tokenizer, sample or "", 0))
+            tokens_after_merges(tokenizer, sample or "", 0), lang=session.lang)
     merges = tokenizer.merges()
     k = min(max(int(k or 0), 0), len(merges))
     tokens = tokens_after_merges(tokenizer, sample or "", k)
     if k == 0:
-        caption = f"0 / {len(merges):,}: {len(tokens)} tokens (bytes)"
+        caption = t("tok_status_merges_zero", session.lang, total=f"{len(merges):,}",
+                    n=len(tokens))
     else:
         left, right = merges[k - 1]
-        caption = t("merges_step_info", session.lang, n=f"{k:,}", total=f"{len(merges):,}",
-                    left=_code(left), right=_code(right), merged=_code(left + right))
-        caption += f" · {len(tokens)} tokens"
-    return caption, token_html(tokens)
+        merge = t("merges_step_info", session.lang, n=f"{k:,}", total=f"{len(merges):,}",
+                  left=_code(left), right=_code(right), merged=_code(left + right))
+        caption = t("tok_status_merge_caption", session.lang, merge=merge, n=len(tokens))
+    return caption, token_html(tokens, lang=session.lang)
 
 
 def setup_merges(session: Session | None, sample: str):
@@ -121,7 +122,7 @@ def build(session: gr.State) -> dict[str, gr.components.Component]:
                                label=tr("vocab_size"), interactive=False,
                                info=tr("vocab_size_info"))
     train_btn = gr.Button(tr("tokenizer_train_button"), variant="primary")
-    summary = gr.Markdown("*No tokenizer yet: press 'Train tokenizer'.*")
+    summary = gr.Markdown(tr("tokenizer_none"))
     tokens = gr.HTML(label=tr("tokenizer_tokens"))
     merges = gr.Markdown()
     with gr.Accordion(tr("merges_title"), open=True):

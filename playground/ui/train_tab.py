@@ -24,10 +24,12 @@ import torch
 from playground.checkpoint import load_bundle, save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, Preset, TrainConfig, replace
 from playground.device import describe_device, pick_device
+from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.model import GPT, count_params, estimate_memory
 from playground.plots import loss_figure
 from playground.train import EndRecord, EvalRecord, StepRecord, prepare_data
-from playground.ui import lang, loss_panel, zerogpu
+from playground.ui import loss_panel, zerogpu
+from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 
 PUSHES_PER_S = 4  # at most this many plot updates a second...
@@ -54,6 +56,15 @@ QUICK = Preset(
     "quick", "The tiny model for 300 steps: a first run in a minute or two on a laptop CPU.",
     PRESETS["tiny"].model, replace(PRESETS["tiny"].train, max_steps=300, eval_interval=50))
 PAGE_PRESETS: dict[str, Preset] = {"quick": QUICK, **PRESETS}
+
+
+def preset_key(name: str) -> str:
+    """The message id of a preset's menu entry, "name: description" (in playground.i18n).
+
+    >>> preset_key("nanogpt-cpu")
+    'page_preset_nanogpt_cpu'
+    """
+    return "page_preset_" + name.replace("-", "_")
 
 MODEL_SETTINGS = ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
                   "norm_placement", "activation", "dropout", "bias", "tie_weights",
@@ -94,7 +105,8 @@ CHOICES = {
 def preset_values(name: str) -> list[Any]:
     """The values of every widget in ``SETTINGS`` order for a preset."""
     if name not in PAGE_PRESETS:
-        raise ConfigError(f"Unknown preset {name!r}: choose one of {', '.join(PAGE_PRESETS)}.")
+        raise ConfigError(msg("train_status_unknown_preset", name=repr(name),
+                              choices=", ".join(PAGE_PRESETS)))
     preset = PAGE_PRESETS[name]
     return ([getattr(preset.model, f) for f in MODEL_SETTINGS]
             + [getattr(preset.train, f) for f in TRAIN_SETTINGS])
@@ -103,7 +115,7 @@ def preset_values(name: str) -> list[Any]:
 def _typed(name: str, value: Any, default: Any) -> Any:
     """A widget value with the type of the config field (Number widgets give floats)."""
     if value is None or value == "":
-        raise ConfigError(f"{name} is empty: type a value.")
+        raise ConfigError(msg("train_status_empty", name=name))
     if isinstance(default, bool):
         return bool(value)
     if isinstance(default, int) and isinstance(value, float) and value.is_integer():
@@ -121,7 +133,7 @@ def configs_from_settings(values: Sequence[Any], vocab_size: int) -> tuple[Model
     (2, 600)
     """
     if len(values) != len(SETTINGS):
-        raise ConfigError(f"Expected {len(SETTINGS)} settings, got {len(values)}.")
+        raise ConfigError(msg("train_status_count", expected=len(SETTINGS), got=len(values)))
     defaults = {**ModelConfig().to_dict(), **TrainConfig().to_dict()}
     typed = {name: _typed(name, v, defaults[name]) for name, v in zip(SETTINGS, values)}
     model = ModelConfig(vocab_size=vocab_size, **{k: typed[k] for k in MODEL_SETTINGS})
@@ -133,10 +145,16 @@ def _vocab_size(session: Session) -> int:
     return session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
 
 
-def _human_bytes(n: float) -> str:
+def _human_bytes(n: float, lang: str = "en") -> str:
+    """
+    >>> _human_bytes(512), _human_bytes(3 * 2**20), _human_bytes(512, "zh-CN")
+    ('512 bytes', '3.0 MB', '512 字节')
+    """
     for unit in ("bytes", "KB", "MB", "GB", "TB"):
         if n < 1024 or unit == "TB":
-            return f"{n:,.0f} {unit}" if unit == "bytes" else f"{n:,.1f} {unit}"
+            if unit == "bytes":
+                return t("train_status_bytes", lang, n=f"{n:,.0f}")
+            return f"{n:,.1f} {unit}"
         n /= 1024
     return ""
 
@@ -158,25 +176,31 @@ def available_memory(device: torch.device) -> int | None:
 def describe_settings(session: Session | None, *values: Any) -> str:
     """Markdown: parameter count, memory estimate and tokens per step, or what is wrong."""
     session = ensure(session)
+    lang = session.lang
     try:
         model_cfg, train_cfg = configs_from_settings(values, _vocab_size(session))
     except ConfigError as error:
-        return f"**Check the settings:** {error}"
-    n = count_params(model_cfg)
-    memory = estimate_memory(model_cfg, train_cfg)
-    vocab_note = "" if session.tokenizer else f" (vocabulary {DEFAULT_VOCAB} until you train a tokenizer)"
-    return (f"**{n:,} parameters**{vocab_note} · about **{_human_bytes(memory)}** of memory to "
-            f"train · {train_cfg.batch_size * model_cfg.block_size:,} tokens per step · "
-            f"{train_cfg.max_steps:,} steps.")
+        return t("train_status_check", lang, error=error_text(error, lang))
+    key = "train_status_summary" if session.tokenizer else "train_status_summary_default_vocab"
+    return t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
+             memory=_human_bytes(estimate_memory(model_cfg, train_cfg), lang),
+             tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
+             steps=f"{train_cfg.max_steps:,}")
 
 
-def device_line() -> str:
+def device_line(lang: str = "en") -> str:
     if zerogpu.ON_ZERO_GPU:
-        return "**Device:** ZeroGPU: a GPU is attached for each stretch of training."
+        return t("train_status_device_zerogpu", lang)
     try:
-        return f"**Device:** {describe_device(pick_device('auto'))}"
+        return t("train_status_device", lang,
+                 device=localize(describe_device(pick_device("auto")), lang))
     except Exception:  # a broken driver must not stop the page from loading
-        return "**Device:** unknown (PyTorch could not describe it)."
+        return t("train_status_device_unknown", lang)
+
+
+def show_device(session: Session | None) -> str:
+    """On page load: the device line in the visitor's language."""
+    return device_line(ensure(session).lang)
 
 
 # --- training ---------------------------------------------------------------------------------
@@ -187,20 +211,23 @@ def _clock(seconds: float) -> str:
         else f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: EvalRecord | None) -> str:
+def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: EvalRecord | None,
+                lang: str = "en") -> str:
     """One line of progress: step, speed, elapsed and time left, latest losses."""
     per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
     left = (cfg.max_steps - rec.step) * per_step
-    line = (f"**Training:** step {rec.step:,} / {cfg.max_steps:,} · {rec.tokens_per_s:,.0f} "
-            f"tokens/s · elapsed {_clock(rec.elapsed)} · about {_clock(left)} left · "
-            f"train loss {rec.loss:.3f}")
+    line = t("train_status_progress", lang, step=f"{rec.step:,}", max_steps=f"{cfg.max_steps:,}",
+             tokens_per_s=f"{rec.tokens_per_s:,.0f}", elapsed=_clock(rec.elapsed),
+             left=_clock(left), loss=f"{rec.loss:.3f}")
     if last_eval is not None:
-        line += f" · validation loss {last_eval.val_loss:.3f} (step {last_eval.step:,})"
+        line += " · " + t("train_status_progress_val", lang, val_loss=f"{last_eval.val_loss:.3f}",
+                          step=f"{last_eval.step:,}")
     return line
 
 
-def sample_entry(rec: EvalRecord) -> str:
-    return f"── step {rec.step:,} · validation loss {rec.val_loss:.3f} ──\n{rec.sample}\n\n"
+def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
+    head = t("train_status_sample_head", lang, step=f"{rec.step:,}", val_loss=f"{rec.val_loss:.3f}")
+    return f"{head}\n{rec.sample}\n\n"
 
 
 @friendly_errors
@@ -208,9 +235,8 @@ def reserve_run(session: Session | None) -> Session:
     """First half of Start (not queued): refuse a second run, else mark one as pending."""
     session = ensure(session)
     if session.running or session.run_pending:
-        raise gr.Error("A training run is already going (or waiting for its turn). Press Stop "
-                       "first, or wait for it to finish.", title="Already training",
-                       print_exception=False)
+        raise gr.Error(t("train_status_already_pending", session.lang),
+                       title=t("title_already_training", session.lang), print_exception=False)
     session.run_pending, session.stop_requested = True, False
     return session
 
@@ -224,32 +250,30 @@ def stop_training(session: Session | None) -> None:
     """
     session = ensure(session)
     if not (session.running or session.run_pending):
-        gr.Info("Nothing is training right now.")
+        gr.Info(t("train_status_nothing_running", session.lang))
         return
     session.stop_requested = True
-    gr.Info("Stopping after the current step…")
+    gr.Info(t("train_status_stopping", session.lang))
 
 
 def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
     """Check everything before a run starts; returns what the run needs, or raises."""
     corpus = session.corpus_or_default()
     if continue_training:
-        require_model(session, "continue training")
+        require_model(session, msg("page_action_continue"))
         tokenizer = session.model_tokenizer
         model_cfg = session.model_config
         _, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
         state = session.trainer_state
         done = int(state["step"]) if state else 0
         if train_cfg.max_steps <= done:
-            raise ConfigError(f"The model has already trained {done:,} steps. Set max_steps above "
-                              f"{done:,} to train it further.")
+            raise ConfigError(msg("train_status_already_trained", done=f"{done:,}"))
     else:
         tokenizer = session.tokenizer
         if tokenizer is None:
-            raise ConfigError("There is no tokenizer yet: train one on the Tokenizer tab (tab 2) first.")
+            raise ConfigError(msg("train_status_no_tokenizer"))
         if session.tokenizer_corpus is not corpus:
-            raise ConfigError(f"The tokenizer was trained on a different text than the corpus now "
-                              f"chosen ({corpus.name}). Train the tokenizer again (tab 2) first.")
+            raise ConfigError(msg("train_status_other_corpus", name=corpus.name))
         model_cfg, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
         state = None
     # on ZeroGPU the GPU exists only inside a chunk, so there is nothing to measure here
@@ -257,10 +281,8 @@ def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
     need = estimate_memory(model_cfg, train_cfg)
     free = available_memory(device) if device is not None else None
     if free is not None and need > MEMORY_HEADROOM * free:
-        raise ConfigError(
-            f"This model needs about {_human_bytes(need)} of memory to train, but only "
-            f"{_human_bytes(free)} is free on {device.type}. Make it smaller: fewer layers "
-            "(n_layer), a narrower width (n_embd), a smaller batch_size or block_size.")
+        raise ConfigError(msg("train_status_memory", need=_human_bytes(need),
+                              free=_human_bytes(free), device=device.type))
     train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
                                       block_size=model_cfg.block_size)
     cpt = tokenizer.chars_per_token(corpus.text[:CPT_SAMPLE_CHARS])
@@ -294,10 +316,11 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     download button, coach notes). ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in
     tests. A run that ends (done or stopped) is kept in ``session.runs`` for the Compare tab."""
     session = ensure(session)
+    lang = session.lang
     session.run_pending = False
     if session.running:
-        raise gr.Error("A training run is already going in this session; press Stop first.",
-                       title="Already training", print_exception=False)
+        raise gr.Error(t("train_status_already_running", lang),
+                       title=t("title_already_training", lang), print_exception=False)
     corpus, tokenizer, model_cfg, train_cfg, state, train_ids, val_ids, cpt = _plan(
         session, continue_training, values)
     model = session.model if continue_training else _new_model(model_cfg, train_cfg.seed)
@@ -312,7 +335,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
     live = list(run.history)  # records so far (a continued run starts with its past)
     samples, last_eval, end = "", None, None
-    status = f"**Starting** on {corpus.name}…"
+    status = t("train_status_starting", lang, name=localize(corpus.name, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
     try:
         yield (session, loss_panel.figure(session, live), status, samples,
@@ -325,11 +348,11 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
                 session.stop_requested = False
             live.append(rec.to_dict())
             if isinstance(rec, StepRecord):
-                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval)
+                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang)
             elif isinstance(rec, EvalRecord):
                 last_eval = rec
                 if rec.sample:
-                    samples += sample_entry(rec)
+                    samples += sample_entry(rec, lang)
                 loss_panel.coach(session, live, model_cfg, train_cfg, len(train_ids))
             elif isinstance(rec, EndRecord):
                 end = rec
@@ -342,7 +365,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
                 yield (session, figure, status, samples, gr.skip(), session.coach)
         session.history, session.trainer_state = list(run.history), run.state()
         bundle = _save_bundle(session)
-        status = _end_status(end, last_eval, session.history)
+        status = _end_status(end, last_eval, lang)
         loss_panel.coach(session, session.history, model_cfg, train_cfg, len(train_ids))
         loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg, cpt)
         yield (session, loss_panel.figure(session, session.history), status, samples,
@@ -353,13 +376,19 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
         session.running = session.stop_requested = False
 
 
-def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, history) -> str:
-    head = {"done": "Done.", "stopped": "Stopped."}.get(end.reason if end else "", "Problem:")
-    text = f"**{head}** {end.message if end else 'The run ended.'}"
+def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en") -> str:
+    """The run's last status line: how it ended (the trainer's own words), the last validation
+    loss, and what to do next."""
+    head = {"done": "train_status_done", "stopped": "train_status_stopped"}.get(
+        end.reason if end else "", "train_status_problem")
+    said = localize(end.message, lang) if end else t("train_status_ended", lang)
+    sentences = [said]
     if last_eval is not None:
-        text += (f" Last validation loss {last_eval.val_loss:.3f} at step {last_eval.step:,} "
-                 f"({last_eval.val_bpc:.2f} bits per character).")
-    return text + " The model is ready: try the Generate and Attention tabs, or download it below."
+        sentences.append(t("train_status_last_eval", lang, val_loss=f"{last_eval.val_loss:.3f}",
+                           step=f"{last_eval.step:,}", val_bpc=f"{last_eval.val_bpc:.2f}"))
+    sentences.append(t("train_status_ready", lang))
+    gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
+    return f"**{t(head, lang)}** " + gap.join(sentences)
 
 
 @friendly_errors
@@ -370,9 +399,9 @@ def upload_bundle(session: Session | None, path: str | None):
     """
     session = ensure(session)
     if not path:
-        raise ConfigError("No file: upload a .zip bundle saved by this app.")
+        raise ConfigError(msg("train_status_no_bundle_file"))
     if session.running:
-        raise ConfigError("A training run is going: stop it before loading a bundle.")
+        raise ConfigError(msg("train_status_bundle_while_running"))
     bundle = load_bundle(path)
     bundle.model.train()
     session.model, session.model_tokenizer = bundle.model, bundle.tokenizer
@@ -384,17 +413,16 @@ def upload_bundle(session: Session | None, path: str | None):
     step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
     values = ([getattr(bundle.model_config, f) for f in MODEL_SETTINGS]
               + [getattr(bundle.train_config, f) for f in TRAIN_SETTINGS])
-    status = (f"**Loaded** a model with {bundle.model.num_params():,} parameters and a "
-              f"{bundle.tokenizer.kind} tokenizer ({bundle.tokenizer.vocab_size:,} tokens)"
-              + (f", trained {step:,} steps" if step else "") + ". Generate with it, or tick "
-              "'Continue training' and raise max_steps to train it further.")
-    return (session, True, loss_figure(bundle.history), status, *values)
+    status = t("train_status_loaded_trained" if step else "train_status_loaded", session.lang,
+               params=f"{bundle.model.num_params():,}", kind=bundle.tokenizer.kind,
+               vocab=f"{bundle.tokenizer.vocab_size:,}", step=f"{step:,}")
+    return (session, True, loss_panel.figure(session, bundle.history), status, *values)
 
 
 # --- widgets ----------------------------------------------------------------------------------
 
 def _widget(name: str, value: Any) -> gr.components.Component:
-    label, info = lang.label(name), lang.info(name)  # translated in the browser (i18n.py)
+    label, info = setting_label(name), setting_info(name)  # translated in the browser (i18n.py)
     if name in CHOICES:
         return gr.Dropdown(CHOICES[name], value=value, label=label, info=info)
     if isinstance(value, bool):
@@ -405,14 +433,14 @@ def _widget(name: str, value: Any) -> gr.components.Component:
 
 
 def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
-    gr.Markdown(lang.tr("train_intro"))
+    gr.Markdown(tr("train_intro"))
     device = gr.Markdown(device_line())
-    preset = gr.Dropdown([(f"{p.name}: {p.description}", p.name) for p in PAGE_PRESETS.values()],
-                         value="quick", label=lang.tr("preset"), info=lang.tr("preset_info"))
+    preset = gr.Dropdown([(tr(preset_key(name)), name) for name in PAGE_PRESETS],
+                         value="quick", label=tr("preset"), info=tr("preset_info"))
     values = dict(zip(SETTINGS, preset_values("quick")))
     widgets: dict[str, gr.components.Component] = {}
     for section, names in SECTIONS.items():
-        with gr.Accordion(lang.tr(SECTION_KEYS[section]), open=section in OPEN_SECTIONS):
+        with gr.Accordion(tr(SECTION_KEYS[section]), open=section in OPEN_SECTIONS):
             for start in range(0, len(names), ROW_WIDTH):
                 with gr.Row(equal_height=False):
                     for name in names[start:start + ROW_WIDTH]:
@@ -420,22 +448,22 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     settings = [widgets[name] for name in SETTINGS]
     summary = gr.Markdown()
     with gr.Row():
-        continue_training = gr.Checkbox(False, label=lang.tr("continue_training"),
-                                        info=lang.tr("continue_training_info"))
-        start = gr.Button(lang.tr("start_button"), variant="primary")
-        stop = gr.Button(lang.tr("stop_button"), variant="stop")
-    status = gr.Markdown("*Not trained yet.*", elem_id="train-status")
+        continue_training = gr.Checkbox(False, label=tr("continue_training"),
+                                        info=tr("continue_training_info"))
+        start = gr.Button(tr("start_button"), variant="primary")
+        stop = gr.Button(tr("stop_button"), variant="stop")
+    status = gr.Markdown(tr("not_trained"), elem_id="train-status")
     with gr.Row(equal_height=False):
         with gr.Column(scale=3):
-            plot = gr.Plot(label=lang.tr("loss_plot"), value=loss_figure([]), elem_id="loss-plot")
+            plot = gr.Plot(label=tr("loss_plot"), value=loss_figure([]), elem_id="loss-plot")
         with gr.Column(scale=1, min_width=260):
             coach = loss_panel.build_coach()
     loss_panel.build_options(session, plot)
-    samples = gr.Textbox(label=lang.tr("samples_label"), lines=8, max_lines=16,
-                         interactive=False, autoscroll=True, info=lang.tr("samples_info"))
+    samples = gr.Textbox(label=tr("samples_label"), lines=8, max_lines=16,
+                         interactive=False, autoscroll=True, info=tr("samples_info"))
     with gr.Row():
-        download = gr.DownloadButton(lang.tr("download_button"), visible=False)
-        upload = gr.File(label=lang.tr("upload_bundle"), file_types=[".zip"], type="filepath")
+        download = gr.DownloadButton(tr("download_button"), visible=False)
+        upload = gr.File(label=tr("upload_bundle"), file_types=[".zip"], type="filepath")
 
     preset.input(preset_values, preset, settings, api_visibility="private", queue=False)
     gr.on([w.change for w in settings], describe_settings, [session, *settings], summary,
@@ -452,5 +480,5 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=None, api_name="upload_bundle")
     return {"summary": summary, "settings": settings, "describe": describe_settings, "device": device,
-            "continue": continue_training, "outputs": [session, plot, status, samples, download, coach],
-            "download": download}
+            "plot": plot, "continue": continue_training,
+            "outputs": [session, plot, status, samples, download, coach], "download": download}

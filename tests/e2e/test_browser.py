@@ -239,7 +239,8 @@ def test_a_shared_link_restores_the_settings_and_the_merge_viewer(page, app_url,
 
 
 def test_the_page_in_chinese(app_url):
-    """A browser whose language is Simplified Chinese gets the Chinese labels."""
+    """A browser whose language is Simplified Chinese gets the Chinese labels, and the server
+    writes in Chinese too, until English is picked under Settings."""
     from playwright.sync_api import expect, sync_playwright
 
     with sync_playwright() as playwright:
@@ -250,9 +251,26 @@ def test_the_page_in_chinese(app_url):
             page.set_default_timeout(60_000)
             page.goto(app_url)
             expect(page.get_by_text("上传文件", exact=True)).to_be_visible()  # a choice, translated
+            expect(page.get_by_text("1,115,394 个字符")).to_be_visible()  # written by the server
             expect(page.get_by_role("tab", name="3 · 模型与训练")).to_be_visible()
             page.get_by_role("tab", name="3 · 模型与训练").click()
             expect(page.get_by_label("层数 (n_layer)", exact=True)).to_be_visible()
             expect(page.get_by_role("button", name="开始训练")).to_be_visible()
+            expect(page.locator("#train-status")).to_have_text("还没有训练。")
+            page.get_by_role("tab", name="4 · 生成").click()
+            page.get_by_role("button", name="生成", exact=True).click()
+            expect(page.get_by_text("还没有模型可以用来生成文本").first).to_be_visible()  # an error
+            for close in page.locator(".toast-close").all():
+                close.click(force=True)
+
+            # English under Settings (the footer): the labels switch, and the next message the
+            # server writes is English too (the page reports <html lang>, lang.SYNC_JS)
+            page.get_by_role("contentinfo").get_by_role("button", name=re.compile("设置")).click()
+            page.locator("input[aria-label=Language]").click()
+            page.get_by_role("option", name="English").click()
+            page.wait_for_function("() => document.documentElement.lang == 'en'")
+            page.mouse.click(5, 5)  # close the settings panel (a click outside it)
+            page.get_by_role("button", name="Generate", exact=True).click()
+            expect(page.get_by_text("There is no model to generate with yet").first).to_be_visible()
         finally:
             browser.close()
