@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from playground.corpus import CorpusError
+from playground.i18n import t
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            tokenizer_tab, train_tab)
 from playground.ui.session import Session, app_temp_dir
@@ -147,9 +148,21 @@ def test_generate_and_attention_before_any_model_say_what_to_do():
     assert attention_tab.redraw(Session(), 0, 0) == (gr.skip(), gr.skip())
 
 
-def test_training_needs_a_tokenizer_for_this_corpus(ready):
-    with pytest.raises(gr.Error, match="no tokenizer yet"):
-        drain(train_tab.train_model(Session(), False, *settings()))
+def test_start_without_a_tokenizer_reads_characters_and_says_so(tiny_text, monkeypatch):
+    """Straight to Start (no tokenizer yet): the default tokenizer, not an error."""
+    said = []
+    monkeypatch.setattr(train_tab.gr, "Info", lambda message, **kw: said.append(message))
+    session = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)[0]
+    session.lang = "zh-CN"
+    updates = drain(train_tab.train_model(session, False, *settings(max_steps=3, eval_interval=3)))
+    assert session.tokenizer.kind == "char" and session.tokenizer_corpus is session.corpus
+    assert session.model is not None and session.model_tokenizer is session.tokenizer
+    vocab = len(set(tiny_text))
+    assert session.tokenizer.vocab_size == vocab and len(updates) > 1
+    assert said == [t("train_status_auto_char", "zh-CN", vocab=f"{vocab}")]
+
+
+def test_training_needs_the_tokenizer_of_this_corpus(ready):
     corpus_tab.use_corpus(ready, "Paste text", None, "A different text, long enough. " * 20)
     with pytest.raises(gr.Error, match="Train the tokenizer again"):
         drain(train_tab.train_model(ready, False, *settings()))
@@ -321,8 +334,6 @@ HANDLER_ERRORS = [
      "There is no model to export yet.", []),
     ("continue without a model", lambda s: drain(train_tab.train_model(s, True, *settings())),
      "There is no model to continue training yet.", []),
-    ("train without a tokenizer", lambda s: drain(train_tab.train_model(s, False, *settings())),
-     "There is no tokenizer yet: train one on the Tokenizer tab (tab 2) first.", ["2"]),
     ("too many new tokens",
      lambda s: drain(generate_tab.generate_text(with_fake_model(s), "hi", 9999, 1, 0, 1, 0)),
      "Maximum new tokens must be between 1 and 5,000.", ["1", "5,000"]),

@@ -4,6 +4,8 @@
 EN: dict[str, str] = {
     # --- titles of the page's error messages ----------------------------------------------------
     "title_cannot": "Cannot do that yet",
+    "title_info": "Note",
+    "title_warning": "Warning",
     "title_unexpected": "Unexpected error",
     "title_no_model": "No model yet",
     "title_already_training": "Already training",
@@ -61,8 +63,9 @@ EN: dict[str, str] = {
     "train_status_stopping": "Stopping after the current step…",
     "train_status_already_trained": "The model has already trained {done} steps. Set max_steps "
                                     "above {done} to train it further.",
-    "train_status_no_tokenizer": "There is no tokenizer yet: train one on the Tokenizer tab "
-                                 "(tab 2) first.",
+    "train_status_auto_char": "No tokenizer was trained yet, so this run reads the text "
+                              "character by character ({vocab} distinct characters). The "
+                              "Tokenizer tab (tab 2) can train a BPE tokenizer instead.",
     "train_status_other_corpus": "The tokenizer was trained on a different text than the corpus "
                                  "now chosen ({name}). Train the tokenizer again (tab 2) first.",
     "train_status_memory": "This model needs about {need} of memory to train, but only {free} is "
@@ -121,6 +124,8 @@ EN: dict[str, str] = {
 ZH_CN: dict[str, str] = {
     # --- titles of the page's error messages ----------------------------------------------------
     "title_cannot": "暂时无法这样做",
+    "title_info": "提示",
+    "title_warning": "注意",
     "title_unexpected": "意外错误",
     "title_no_model": "还没有模型",
     "title_already_training": "正在训练",
@@ -174,7 +179,8 @@ ZH_CN: dict[str, str] = {
     "train_status_stopping": "将在当前这一步结束后停止……",
     "train_status_already_trained": "这个模型已经训练了 {done} 步。要继续训练，请把 max_steps "
                                     "设为大于 {done} 的值。",
-    "train_status_no_tokenizer": "还没有分词器：请先在“分词器”标签页（第 2 个标签页）训练一个。",
+    "train_status_auto_char": "还没有训练分词器，所以这次运行按字符读取文本（{vocab} 个不同的字符）。"
+                              "“分词器”标签页（第 2 个标签页）可以改为训练一个 BPE 分词器。",
     "train_status_other_corpus": "分词器是在另一段文本上训练的，而不是现在选择的语料（{name}）。"
                                  "请先重新训练分词器（第 2 个标签页）。",
     "train_status_memory": "训练这个模型大约需要 {need} 内存，但 {device} 上只有 {free} 可用。"

@@ -127,7 +127,7 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     values = ([getattr(model_cfg, f) for f in train_tab.MODEL_SETTINGS]
               + [getattr(train_cfg, f) for f in train_tab.TRAIN_SETTINGS])
     gr.Info(t("compare_status_started", session.lang, name=session.next_run_name, base=base,
-              setting=setting))
+              setting=setting), title=t("title_info", session.lang))
     return (session, False, *values, gr.Tabs(selected="train"))
 
 

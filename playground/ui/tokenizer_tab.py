@@ -62,7 +62,7 @@ def train_tokenizer_handler(session: Session | None, kind: str,
     if kind == "bpe" and tokenizer.vocab_size < int(vocab_size):
         note = t("tok_status_vocab_smaller", lang, actual=f"{tokenizer.vocab_size:,}",
                  requested=f"{int(vocab_size):,}")
-        gr.Warning(note)
+        gr.Warning(note, title=t("title_warning", lang))
         summary += "  \n" + t("tok_status_note", lang, note=note)
     summary += "  \n" + t("tok_status_next", lang)
     merges = (merges_markdown(tokenizer.merges(), lang=lang) if kind == "bpe"

@@ -27,6 +27,7 @@ from playground.device import describe_device, pick_device
 from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.model import GPT, count_params, estimate_memory
 from playground.plots import loss_figure
+from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalRecord, StepRecord, prepare_data
 from playground.ui import loss_panel, zerogpu
 from playground.ui.lang import info as setting_info, label as setting_label, tr
@@ -250,10 +251,10 @@ def stop_training(session: Session | None) -> None:
     """
     session = ensure(session)
     if not (session.running or session.run_pending):
-        gr.Info(t("train_status_nothing_running", session.lang))
+        gr.Info(t("train_status_nothing_running", session.lang), title=t("title_info", session.lang))
         return
     session.stop_requested = True
-    gr.Info(t("train_status_stopping", session.lang))
+    gr.Info(t("train_status_stopping", session.lang), title=t("title_info", session.lang))
 
 
 def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
@@ -270,8 +271,11 @@ def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
             raise ConfigError(msg("train_status_already_trained", done=f"{done:,}"))
     else:
         tokenizer = session.tokenizer
-        if tokenizer is None:
-            raise ConfigError(msg("train_status_no_tokenizer"))
+        if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
+            tokenizer = train_tokenizer("char", corpus.text)
+            session.tokenizer, session.tokenizer_corpus = tokenizer, corpus
+            gr.Info(t("train_status_auto_char", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
+                    title=t("title_info", session.lang))
         if session.tokenizer_corpus is not corpus:
             raise ConfigError(msg("train_status_other_corpus", name=corpus.name))
         model_cfg, train_cfg = configs_from_settings(values, tokenizer.vocab_size)

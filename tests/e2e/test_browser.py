@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from playground.i18n import EN
+from playground.i18n import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 
@@ -238,7 +238,7 @@ def test_a_shared_link_restores_the_settings_and_the_merge_viewer(page, app_url,
     page.screenshot(path=screenshot_dir / "2b-merges.png", full_page=True)
 
 
-def test_the_page_in_chinese(app_url):
+def test_the_page_in_chinese(app_url, screenshot_dir):
     """A browser whose language is Simplified Chinese gets the Chinese labels, and the server
     writes in Chinese too, until English is picked under Settings."""
     from playwright.sync_api import expect, sync_playwright
@@ -263,6 +263,20 @@ def test_the_page_in_chinese(app_url):
             for close in page.locator(".toast-close").all():
                 close.click(force=True)
 
+            # straight to Start with no tokenizer: a character tokenizer, said in Chinese, and
+            # the progress and end-of-run lines are the server's, in Chinese too
+            page.get_by_role("tab", name="3 · 模型与训练").click()
+            box = page.get_by_label(ZH_CN["label_max_steps"], exact=True)
+            box.fill("40")
+            box.press("Tab")
+            page.get_by_role("button", name="开始训练").click()
+            expect(page.get_by_text("还没有训练分词器").first).to_be_visible()
+            wait_status(page, "完成。")
+            expect(page.locator("#train-status")).to_contain_text("全部 40 步")
+            for close in page.locator(".toast-close").all():
+                close.click(force=True)
+            page.screenshot(path=screenshot_dir / "8-chinese.png", full_page=True)
+
             # English under Settings (the footer): the labels switch, and the next message the
             # server writes is English too (the page reports <html lang>, lang.SYNC_JS)
             page.get_by_role("contentinfo").get_by_role("button", name=re.compile("设置")).click()
@@ -270,7 +284,9 @@ def test_the_page_in_chinese(app_url):
             page.get_by_role("option", name="English").click()
             page.wait_for_function("() => document.documentElement.lang == 'en'")
             page.mouse.click(5, 5)  # close the settings panel (a click outside it)
-            page.get_by_role("button", name="Generate", exact=True).click()
-            expect(page.get_by_text("There is no model to generate with yet").first).to_be_visible()
+            box = page.get_by_label(EN["label_max_steps"], exact=True)  # the summary's line
+            box.fill("41")
+            box.press("Tab")
+            expect(page.get_by_text(re.compile(r"parameters\*?\*? · about"))).to_be_visible()
         finally:
             browser.close()
