@@ -47,10 +47,6 @@ SETTING_FIELDS = (
 
 EN: dict[str, str] = {
     # --- the page -----------------------------------------------------------------------------
-    "app_title": "Transformer Playground",
-    "app_intro": "Train a small Transformer from scratch on a text of your choice, watch it "
-                 "learn, make it write, and look inside it.",
-    "language": "Language",
     "tab_corpus": "1 · Corpus",
     "tab_tokenizer": "2 · Tokenizer",
     "tab_train": "3 · Model & training",
@@ -58,42 +54,27 @@ EN: dict[str, str] = {
     "tab_attention": "5 · Attention",
     "tab_compare": "6 · Compare runs",
     "tab_export": "7 · Export & share",
-    "queue_note": "Each visitor has their own text, tokenizer and model; training, generation "
-                  "and attention take turns on this machine.",
     # --- corpus -------------------------------------------------------------------------------
     "corpus_intro": "Choose the text the model will learn from. Tiny Shakespeare (1 MB of "
                     "plays) is ready; your own text works too.",
     "corpus_source": "Text to learn from",
     "corpus_source_info": "Tiny Shakespeare is ready to use; or upload your own files, or "
                           "paste text.",
-    "corpus_bundled": "Tiny Shakespeare",
-    "corpus_hub": "Tiny Shakespeare from the Hugging Face Hub",
-    "corpus_upload": "Upload files",
-    "corpus_paste": "Paste text",
-    "corpus_files": "Your text files ({extensions}, UTF-8, up to {max_size})",
     "corpus_paste_label": "Paste your text",
     "corpus_paste_info": "Any language works; a few thousand characters or more trains best.",
     "corpus_paste_placeholder": "Paste text here, then press 'Use pasted text'.",
     "corpus_paste_button": "Use pasted text",
-    "corpus_preview": "Preview (the first {n} characters)",
-    "corpus_stats": "{name}: {characters} characters, {lines} lines, {words} words, "
-                    "{distinct} distinct characters.",
     # --- tokenizer ----------------------------------------------------------------------------
     "tokenizer_intro": "A tokenizer cuts text into the pieces (tokens) the model reads and "
                        "writes. Train one on your corpus.",
     "tokenizer_kind": "Kind of tokenizer",
     "tokenizer_kind_info": "Characters are simplest; BPE makes tokens of common letter groups, "
                            "so the model sees more text at once.",
-    "tokenizer_char": "Characters",
-    "tokenizer_bpe": "Byte-level BPE",
     "vocab_size": "BPE vocabulary size",
     "vocab_size_info": "How many different tokens BPE learns (only for BPE).",
     "tokenizer_train_button": "Train tokenizer",
     "tokenizer_none": "*No tokenizer yet: press 'Train tokenizer'.*",
     "tokenizer_tokens": "The start of the corpus, cut into tokens (colours alternate)",
-    "tokenizer_stats": "{vocab} tokens; {chars_per_token} characters per token on this text.",
-    "tokenizer_vocab_smaller": "This text supports only {actual} tokens; {requested} were "
-                               "asked for.",
     "merges_title": "How BPE builds its tokens, merge by merge",
     "merges_sample": "Sample sentence",
     "merges_step": "Merges applied",
@@ -198,11 +179,6 @@ EN: dict[str, str] = {
     "download_button": "Download the trained model (.zip)",
     "upload_bundle": "Upload a model bundle (.zip) saved by this app",
     "not_trained": "*Not trained yet.*",
-    "status_step": "Step {step} of {max_steps}: loss {loss}, {tokens_per_s} tokens/s.",
-    "status_eval": "Step {step}: train loss {train_loss}, validation loss {val_loss} "
-                   "({val_bpc} bits per character).",
-    "status_done": "Finished all {max_steps} steps in {seconds} s.",
-    "status_stopped": "Stopped at step {step} as asked.",
     "loss_plot": "Loss (lower is better)",
     "x_axis": "x axis",
     "choice_x_step": "steps",
@@ -213,9 +189,6 @@ EN: dict[str, str] = {
     "choice_source_paste": "Paste text",
     "choice_kind_char": "Characters: one token per character",
     "choice_kind_bpe": "BPE: frequent pieces of words become tokens",
-    "x_step": "steps",
-    "x_tokens": "tokens seen",
-    "x_elapsed": "seconds",
     "show_references": "Show reference lines",
     "show_references_info": "What good looks like: a uniform guess, the corpus's unigram "
                             "entropy, and nanoGPT's result on Tiny Shakespeare.",
@@ -296,8 +269,6 @@ EN: dict[str, str] = {
                        "it. Here you see, for a text, how strongly each token (row) attends to "
                        "each earlier token (column).",
     "attention_text": "Text to look at",
-    "attention_text_info": "At most {max_tokens} tokens are shown; empty uses your last "
-                           "generation (or the start of the corpus).",
     "layer": "Layer",
     "layer_info": "Which block (0 is the first).",
     "head": "Head",
@@ -310,12 +281,8 @@ EN: dict[str, str] = {
                      "validation curves and see which settings differ.",
     "compare_runs": "Runs to compare",
     "compare_plot": "Validation loss of the selected runs",
-    "compare_unit": "Compare in",
-    "unit_loss": "loss per token (nats)",
-    "unit_bpc": "bits per character",
     "compare_bpc_note": "These runs use different tokenizers, so they are compared in bits per "
                         "character.",
-    "settings_diff": "Settings that differ",
     "settings_same": "The selected runs have the same settings.",
     "one_change_title": "Same run, one change",
     "one_change_setting": "Setting to change",
@@ -323,11 +290,7 @@ EN: dict[str, str] = {
     "one_change_button": "Train the same run with this one change",
     "one_change_info": "Same seed, same data, same everything else: the difference between "
                        "the curves is this setting's effect.",
-    "run_name": "Run name",
-    "run_summary": "{name}: validation loss {val_loss} ({val_bpc} bits per character) after "
-                   "{steps} steps, {seconds} s, {params} parameters.",
     # --- export and sharing -------------------------------------------------------------------
-    "export_script_button": "Download a standalone script (generate_standalone.py)",
     "export_script_info": "One Python file with the model and a sampling loop; it needs only "
                           "torch and safetensors. Run: python generate_standalone.py model.zip "
                           "--prompt \"ROMEO:\"",
@@ -363,7 +326,6 @@ EN: dict[str, str] = {
     "merges_slider_info": "How many of the learned merges to apply, in the order BPE learned "
                           "them.",
     "plot_x_info": "What the horizontal axis counts.",
-    "coach_info": "Plain-language notes about the run, updated at each evaluation.",
     "compare_base_run": "Run to start from",
     "compare_base_run_info": "The new run copies this run's settings, seed and data.",
     "compare_setting_info": "The one setting that differs in the new run.",
@@ -402,25 +364,14 @@ EN: dict[str, str] = {
     "page_preset_nanogpt_gpu": "nanogpt-gpu: nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, "
                                "384 wide, context 256.",
     # --- errors -------------------------------------------------------------------------------
-    "error_title": "Something needs fixing",
     "error_unexpected": "Something unexpected went wrong (the details are in the server log). "
                         "Nothing you made so far was lost; try again, or change the settings.",
-    "error_no_model": "There is no model yet: train one (tab 3) or upload a bundle first.",
-    "error_no_tokenizer": "There is no tokenizer yet: train one on the Tokenizer tab first.",
-    "error_running": "A training run is already going; stop it first.",
     "error_bad_link": "The settings in this link cannot be used: {reason}",
-    "error_no_token": "Pushing to the Hub needs a Hugging Face token with write access.",
-    "error_repo_id": "The repository must look like user/name (letters, digits, '-', '_', "
-                     "'.'), got {repo_id}.",
     "error_no_runs": "Train at least two runs to compare them.",
-    "error_offline": "The Hugging Face Hub cannot be reached from here.",
 }
 
 ZH_CN: dict[str, str] = {
     # --- the page -----------------------------------------------------------------------------
-    "app_title": "Transformer 游乐场",
-    "app_intro": "用你选的文本从零训练一个小型 Transformer：看它学习，让它写作，再看看它的内部。",
-    "language": "语言",
     "tab_corpus": "1 · 语料",
     "tab_tokenizer": "2 · 分词器",
     "tab_train": "3 · 模型与训练",
@@ -428,35 +379,23 @@ ZH_CN: dict[str, str] = {
     "tab_attention": "5 · 注意力",
     "tab_compare": "6 · 比较运行",
     "tab_export": "7 · 导出与分享",
-    "queue_note": "每位访客都有自己的文本、分词器和模型；训练、生成和注意力计算在这台机器上轮流进行。",
     # --- corpus -------------------------------------------------------------------------------
     "corpus_intro": "选择模型要学习的文本。Tiny Shakespeare（1 MB 的莎士比亚剧本）已经准备好；也可以用你自己的文本。",
     "corpus_source": "学习用的文本",
     "corpus_source_info": "Tiny Shakespeare 可以直接使用；也可以上传自己的文件或粘贴文本。",
-    "corpus_bundled": "Tiny Shakespeare",
-    "corpus_hub": "来自 Hugging Face Hub 的 Tiny Shakespeare",
-    "corpus_upload": "上传文件",
-    "corpus_paste": "粘贴文本",
-    "corpus_files": "你的文本文件（{extensions}，UTF-8 编码，最大 {max_size}）",
     "corpus_paste_label": "粘贴你的文本",
     "corpus_paste_info": "任何语言都可以；几千个字符以上训练效果最好。",
     "corpus_paste_placeholder": "在这里粘贴文本，然后点击“使用粘贴的文本”。",
     "corpus_paste_button": "使用粘贴的文本",
-    "corpus_preview": "预览（前 {n} 个字符）",
-    "corpus_stats": "{name}：{characters} 个字符，{lines} 行，{words} 个词，{distinct} 种不同字符。",
     # --- tokenizer ----------------------------------------------------------------------------
     "tokenizer_intro": "分词器把文本切成模型读写的小块（词元，token）。在你的语料上训练一个。",
     "tokenizer_kind": "分词器类型",
     "tokenizer_kind_info": "字符级最简单；BPE 把常见的字母组合变成词元，模型一次能看到更多文本。",
-    "tokenizer_char": "字符级",
-    "tokenizer_bpe": "字节级 BPE",
     "vocab_size": "BPE 词表大小",
     "vocab_size_info": "BPE 学习多少种不同的词元（仅用于 BPE）。",
     "tokenizer_train_button": "训练分词器",
     "tokenizer_none": "*还没有分词器：请点击“训练分词器”。*",
     "tokenizer_tokens": "语料开头切分成的词元（颜色交替显示）",
-    "tokenizer_stats": "{vocab} 个词元；在这段文本上平均每个词元 {chars_per_token} 个字符。",
-    "tokenizer_vocab_smaller": "这段文本只能支持 {actual} 个词元；要求的是 {requested} 个。",
     "merges_title": "BPE 如何一步步合并出词元",
     "merges_sample": "示例句子",
     "merges_step": "已应用的合并次数",
@@ -554,10 +493,6 @@ ZH_CN: dict[str, str] = {
     "download_button": "下载训练好的模型（.zip）",
     "upload_bundle": "上传本应用保存的模型包（.zip）",
     "not_trained": "*还没有训练。*",
-    "status_step": "第 {step} 步（共 {max_steps} 步）：损失 {loss}，每秒 {tokens_per_s} 个词元。",
-    "status_eval": "第 {step} 步：训练损失 {train_loss}，验证损失 {val_loss}（每字符 {val_bpc} 比特）。",
-    "status_done": "已完成全部 {max_steps} 步，用时 {seconds} 秒。",
-    "status_stopped": "已按要求在第 {step} 步停止。",
     "loss_plot": "损失（越低越好）",
     "x_axis": "横轴",
     "choice_x_step": "步数",
@@ -568,9 +503,6 @@ ZH_CN: dict[str, str] = {
     "choice_source_paste": "粘贴文本",
     "choice_kind_char": "字符：每个字符一个词元",
     "choice_kind_bpe": "BPE：常见的词片段成为词元",
-    "x_step": "步数",
-    "x_tokens": "已见词元数",
-    "x_elapsed": "秒",
     "show_references": "显示参考线",
     "show_references_info": "什么算好：均匀猜测、语料的一元熵，以及 nanoGPT 在 Tiny Shakespeare 上的结果。",
     "ref_uniform": "均匀猜测（ln {vocab} = {value}）",
@@ -628,7 +560,6 @@ ZH_CN: dict[str, str] = {
     # --- attention ----------------------------------------------------------------------------
     "attention_intro": "注意力是一个词元从它之前的词元收集信息的方式。这里可以看到，对一段文本，每个词元（行）对每个更早的词元（列）的关注有多强。",
     "attention_text": "要查看的文本",
-    "attention_text_info": "最多显示 {max_tokens} 个词元；留空则使用你上次生成的文本（或语料的开头）。",
     "layer": "层",
     "layer_info": "哪一个块（0 是第一个）。",
     "head": "头",
@@ -640,21 +571,14 @@ ZH_CN: dict[str, str] = {
     "compare_intro": "这个会话中的每次运行都会保留。选择几次运行，叠加它们的验证曲线，并查看哪些设置不同。",
     "compare_runs": "要比较的运行",
     "compare_plot": "所选运行的验证损失",
-    "compare_unit": "比较单位",
-    "unit_loss": "每词元损失（奈特）",
-    "unit_bpc": "每字符比特数",
     "compare_bpc_note": "这些运行使用了不同的分词器，因此用每字符比特数来比较。",
-    "settings_diff": "不同的设置",
     "settings_same": "所选运行的设置相同。",
     "one_change_title": "同一运行，只改一处",
     "one_change_setting": "要修改的设置",
     "one_change_value": "新的值",
     "one_change_button": "只改这一处，重新训练同一运行",
     "one_change_info": "相同的种子、相同的数据、其余一切相同：曲线之间的差别就是这个设置的效果。",
-    "run_name": "运行名称",
-    "run_summary": "{name}：{steps} 步后验证损失 {val_loss}（每字符 {val_bpc} 比特），用时 {seconds} 秒，{params} 个参数。",
     # --- export and sharing -------------------------------------------------------------------
-    "export_script_button": "下载独立脚本（generate_standalone.py）",
     "export_script_info": "一个包含模型和采样循环的 Python 文件；只需要 torch 和 safetensors。运行：python generate_standalone.py model.zip --prompt \"ROMEO:\"",
     "hub_repo": "Hugging Face 仓库（用户名/名称）",
     "hub_token": "Hugging Face 令牌（需要写权限）",
@@ -682,7 +606,6 @@ ZH_CN: dict[str, str] = {
     "merges_sample_info": "任意句子；每一步都会重新画出它的词元。",
     "merges_slider_info": "按 BPE 学习的顺序，应用多少次学到的合并。",
     "plot_x_info": "横轴表示什么。",
-    "coach_info": "关于这次运行的通俗提示，每次评估时更新。",
     "compare_base_run": "作为起点的运行",
     "compare_base_run_info": "新运行复制这次运行的设置、种子和数据。",
     "compare_setting_info": "新运行中唯一不同的设置。",
@@ -712,16 +635,9 @@ ZH_CN: dict[str, str] = {
                             "损失降到 1.88（3 层、RoPE、4 倍于 nanoGPT 的学习率、批大小 16）。",
     "page_preset_nanogpt_gpu": "nanogpt-gpu：nanoGPT 在 GPU 上训练 Tiny Shakespeare 的配方：6 层，"
                                "宽 384，上下文长度 256。",
-    "error_title": "有需要修正的地方",
     "error_unexpected": "发生了意外错误（详情在服务器日志中）。你到目前为止做的一切都没有丢失；请重试，或修改设置。",
-    "error_no_model": "还没有模型：请先训练一个（第 3 个标签页）或上传一个模型包。",
-    "error_no_tokenizer": "还没有分词器：请先在“分词器”标签页训练一个。",
-    "error_running": "已经有一个训练在运行；请先停止它。",
     "error_bad_link": "这个链接中的设置无法使用：{reason}",
-    "error_no_token": "推送到 Hub 需要一个有写权限的 Hugging Face 令牌。",
-    "error_repo_id": "仓库名必须形如 用户名/名称（字母、数字、“-”、“_”、“.”），收到的是 {repo_id}。",
     "error_no_runs": "至少训练两次运行才能比较。",
-    "error_offline": "从这里无法连接 Hugging Face Hub。",
 }
 
 PAGE_KEYS = frozenset(EN)  # what the browser translates: labels, explanations, static text
