@@ -373,11 +373,13 @@ class Trainer:
         except _NonFiniteLoss as error:
             yield self._remember(EndRecord(self.step, "nan", self._nan_message(error.loss)))
         except Exception as error:  # the process and the model must outlive any failure
-            record = self._remember(self._failure(error))
-            if self.dist.enabled:  # the other processes wait in a collective this one left
-                raise RankFailed(f"Process {self.dist.rank} of {self.dist.world_size} failed. "
-                                 f"{record.message}") from error
-            yield record
+            if self.dist.enabled:
+                # the other processes wait in a collective this one left, so the run ends
+                # here with nothing saved; torchrun reports this traceback (once)
+                raise RankFailed(
+                    f"Process {self.dist.rank} of {self.dist.world_size} failed at step "
+                    f"{self.step + 1:,}: {type(error).__name__}: {error}") from error
+            yield self._remember(self._failure(error))
         finally:
             self.elapsed = elapsed()
 

@@ -133,7 +133,9 @@ def test_one_failing_process_ends_the_run_with_its_error(tmp_path, corpus_file):
                       PLAYGROUND_FAIL_RANK="1", PLAYGROUND_FAIL_STEP="3")
     assert result.returncode != 0
     assert "injected failure in process 1 at step 3" in result.stderr
-    assert "Process 1 of 2 failed. Training failed at step 3" in result.stderr
+    assert "Process 1 of 2 failed at step 3: RuntimeError: injected failure" in result.stderr
+    assert "training failed at step" not in result.stderr  # no log of its own beside torchrun's
+    assert "weights" not in result.stderr  # nothing is kept: the run ends with no bundle
     assert "Root Cause" in result.stderr  # torchrun's report names the first failure
     assert not (tmp_path / "never.zip").exists()
     assert not [p for p in tmp_path.iterdir() if ".zip" in p.name]  # no partial bundle either
