@@ -314,8 +314,9 @@ EN: dict[str, str] = {
                   "a text, **2** train a tokenizer, **3** train a model and watch the loss fall, "
                   "**4** let it write, **5** see where it pays attention, **6** compare runs, "
                   "**7** take the model with you. The defaults work: just press the buttons.",
-    "language_note": "The page follows your browser's language (English or 简体中文); to switch, "
-                     "open Settings at the very bottom of the page and pick a language.",
+    "language_note": "The page follows your browser's language (English or 简体中文); switch it "
+                     "at the top right, under Settings at the very bottom of the page, or with "
+                     "?lang=zh-CN (or ?lang=en) in the address.",
     "corpus_files_label": "Your text files (.txt, .md, UTF-8, up to 5 MB)",
     "corpus_preview_label": "Preview (the first 1,000 characters)",
     "attention_text_info_fixed": "At most 64 tokens are shown; empty uses your last generation "
@@ -598,7 +599,8 @@ ZH_CN: dict[str, str] = {
                   "按顺序浏览各标签页：**1** 选择文本，**2** 训练分词器，**3** 训练模型并看着损失下降，"
                   "**4** 让它写作，**5** 看它关注哪里，**6** 比较运行，**7** 把模型带走。"
                   "默认设置即可使用：只需按下按钮。",
-    "language_note": "页面跟随浏览器的语言（English 或 简体中文）；要切换，请打开页面最底部的“设置”并选择语言。",
+    "language_note": "页面跟随浏览器的语言（English 或 简体中文）；可以在右上角切换，也可以在页面最底部的“设置”中切换，"
+                     "或在地址后加上 ?lang=zh-CN（或 ?lang=en）。",
     "corpus_files_label": "你的文本文件（.txt、.md，UTF-8，最大 5 MB）",
     "corpus_preview_label": "预览（前 1,000 个字符）",
     "attention_text_info_fixed": "最多显示 64 个词元；留空则使用你上次生成的文本（或语料的开头）。",

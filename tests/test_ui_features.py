@@ -10,7 +10,7 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from playground.i18n import EN, ZH_CN
+from playground.i18n import EN, ZH_CN, t
 from playground.ui import (compare_tab, corpus_tab, export_tab, generate_tab, loss_panel,
                            tokenizer_tab, train_tab)
 from playground.ui.app import build_demo
@@ -380,4 +380,42 @@ def test_the_page_reports_its_language_through_a_change_event():
     triggers = [(target[1], fn.name) for fn in demo.fns.values() for target in fn.targets
                 if target[0] == box._id]
     # a hidden textbox sends no "input" events: SYNC_JS's edits arrive as "change"
-    assert triggers == [("change", "follow_page_language")]
+    assert triggers == [("change", "on_language")]
+
+
+def test_a_language_change_rewrites_what_the_server_wrote():
+    from playground.ui.app import on_language
+
+    session = Session()
+    session, switch, summary, preview, described, device, figure = on_language(
+        session, "zh-CN", *settings())
+    assert (session.lang, switch, session.lang_from_page) == ("zh-CN", "zh-CN", True)
+    assert summary.startswith("**语料：Tiny Shakespeare**") and device.startswith("**设备：**")
+    assert "个参数" in described and re.search(r"[\u4e00-\u9fff]", figure.layout.xaxis.title.text)
+    back = on_language(session, "en", *settings())
+    assert back[1] == "en" and back[2].startswith("**Corpus: Tiny Shakespeare**")
+    assert back[5].startswith("**Device:**") and figure.layout.xaxis.title.text != back[6].layout.xaxis.title.text
+
+
+def test_lang_in_the_address_picks_the_language_and_is_no_setting():
+    request = gr.Request(headers={"accept-language": "en-US"}, query_params={"lang": "zh-CN"})
+    assert detect_language(Session(), request).lang == "zh-CN"
+    request = gr.Request(headers={"accept-language": "zh-CN"}, query_params={"lang": "en"})
+    assert detect_language(Session(), request).lang == "en"
+    # beside a shared link's settings it is not reported as an unknown setting
+    shared = export_tab.restore_from_link(Session(), gr.Request(
+        headers={}, query_params={"v": "1", "n_layer": "2", "lang": "zh-CN"}))
+    assert shared[0].value == "**" + t("share_restored", "zh-CN") + "**"
+
+
+def test_the_switch_and_the_address_use_gradios_own_translator():
+    from playground.ui import lang
+
+    demo = build_demo()
+    switch = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == lang.SWITCH_ID)
+    assert [value for _, value in switch.choices] == ["en", "zh-CN"]
+    assert [name for name, _ in switch.choices] == ["English", "简体中文"]
+    for js in (lang.SWITCH_JS, lang.SYNC_JS):  # one way to switch, shared by both
+        assert "core.changeLocale(lang)" in js and "relabelTabs" in js
+    assert "URLSearchParams(window.location.search).get('lang')" in lang.SYNC_JS
+    assert lang.TAB_LABELS["zh-CN"][2] == ZH_CN["tab_train"]

@@ -21,8 +21,8 @@ import gradio as gr
 
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            loss_panel, tokenizer_tab, train_tab)
-from playground.ui.lang import (I18N, PAGE_LANG_ID, SYNC_JS, detect_language,
-                                follow_page_language, tr)
+from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
+                                detect_language, follow_page_language, tr)
 from playground.ui.session import SESSION_TTL_S, Session, new_session, release_session
 
 log = logging.getLogger("playground.ui")
@@ -77,13 +77,27 @@ def on_page_load(session: Session | None, request: gr.Request, *settings: Any) -
             train_tab.show_device(session), loss_panel.show_figure(session))
 
 
+def on_language(session: Session | None, page_lang: str | None, *settings: Any) -> tuple:
+    """The page now shows ``page_lang``: the server's messages follow it, the switch shows it,
+    and what the server wrote into the page on load is written again in it (same outputs as
+    ``on_page_load``, after the switch's value)."""
+    session = follow_page_language(session, page_lang)
+    summary, preview = corpus_tab.show_corpus(session)
+    return (session, session.lang, summary, preview, train_tab.describe_settings(session, *settings),
+            train_tab.show_device(session), loss_panel.show_figure(session))
+
+
 def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     """The Blocks app; every visitor gets a fresh ``Session``, freed ``session_ttl_s`` seconds
     after its last change (default ``session_ttl()``) or as soon as the tab closes."""
     limit = compute_concurrency()
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
-        gr.Markdown(tr("page_intro"))
+        with gr.Row():
+            gr.Markdown(tr("page_intro"))
+            # the page's language; Settings (footer) and ?lang= in the address switch it too
+            switch = gr.Radio(SWITCH_CHOICES, value=None, show_label=False, container=False,
+                              elem_id=SWITCH_ID, scale=0, min_width=220)
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         # gr.State calls Session() for each visitor; the callback frees the model and files
         session = gr.State(new_session, time_to_live=ttl, delete_callback=release_session)
@@ -113,8 +127,10 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                   [session, corpus["summary"], corpus["preview"], train["summary"], train["device"],
                    train["plot"]], api_visibility="private")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
-        page_lang.change(follow_page_language, [session, page_lang], session,
-                         api_visibility="private", queue=False)
+        page_lang.change(on_language, [session, page_lang, *train["settings"]],
+                         [session, switch, corpus["summary"], corpus["preview"], train["summary"],
+                          train["device"], train["plot"]], api_visibility="private", queue=False)
+        switch.input(None, switch, switch, js=SWITCH_JS)  # in the browser only; page_lang follows
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
         export_tab.wire(export, session, demo, link_message, corpus["source"], tokenizer["kind"],
                         tokenizer["vocab_size"], train["settings"],

@@ -68,6 +68,10 @@ def page_settings(source: str, kind: str, vocab_size: float, values: Sequence[An
     return {k: v for k, v in settings.items() if k in KEYS}
 
 
+# the page's own address parameters, not settings: the language (lang.SYNC_JS) and Gradio's theme
+PAGE_PARAMETERS = ("lang", "__theme")
+
+
 def page_url(request: gr.Request | None) -> str:
     """The address of the page the visitor has open (the Referer of its call), or this server's."""
     headers = getattr(request, "headers", None) or {}
@@ -97,7 +101,8 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     """
     session = detect_language(session, request)  # the language load may not have run yet
     n_out = 3 + len(train_tab.SETTINGS) + len(SAMPLING_KEYS)
-    query: Mapping[str, str] = dict(getattr(request, "query_params", None) or {})
+    query: Mapping[str, str] = {k: v for k, v in dict(getattr(request, "query_params", None) or {}).items()
+                                if k not in PAGE_PARAMETERS}
     if not any(key == "v" or key in KEYS for key in query):
         return (gr.skip(),) * (1 + n_out)
     try:

@@ -18,9 +18,11 @@ messages too.
 
 from __future__ import annotations
 
+import json
+
 import gradio as gr
 
-from playground.i18n import EN, gradio_i18n_dict, normalize_language, pick_language
+from playground.i18n import EN, LANGUAGES, STRINGS, gradio_i18n_dict, normalize_language, pick_language
 from playground.ui.session import Session, ensure
 
 I18N = gr.I18n(**gradio_i18n_dict())
@@ -42,13 +44,15 @@ def info(setting: str) -> gr.i18n.I18nData:
 
 
 def detect_language(session: Session | None, request: gr.Request | None = None) -> Session:
-    """On page load: the session's language from the browser's Accept-Language header, unless
-    the page has already reported the language it shows (that one wins: the events of a page
-    load arrive in any order)."""
+    """On page load: the session's language from ``?lang=`` in the address, else from the
+    browser's Accept-Language header; unless the page has already reported the language it
+    shows (that one wins: the events of a page load arrive in any order)."""
     session = ensure(session)
     if not session.lang_from_page:
+        asked = (getattr(request, "query_params", None) or {}).get("lang")  # ?lang=zh-CN
         headers = getattr(request, "headers", None) or {}
-        session.lang = pick_language(headers.get("accept-language"))
+        session.lang = normalize_language(asked) if asked else pick_language(
+            headers.get("accept-language"))
     return session
 
 
@@ -61,9 +65,56 @@ def follow_page_language(session: Session | None, page_lang: str | None) -> Sess
 
 
 PAGE_LANG_ID = "page-lang"  # the hidden textbox that carries <html lang> to the server
-# Runs once when the page has loaded: report <html lang> now and whenever it changes.
+SWITCH_ID = "lang-switch"  # the page's own English / 简体中文 switch
+SWITCH_CHOICES = [(name, code) for code, name in LANGUAGES.items()]
+
+TAB_KEYS = ("tab_corpus", "tab_tokenizer", "tab_train", "tab_generate", "tab_attention",
+            "tab_compare", "tab_export")
+TAB_LABELS = {code: [STRINGS[code][key] for key in TAB_KEYS] for code in LANGUAGES}
+
+# Gradio's translator is switched by its own changeLocale (what Settings calls). The page
+# finds the module that holds it among the scripts it has loaded; if a Gradio version ever
+# moves it, the switch does nothing and Settings still works (the browser test would say so).
+# Gradio translates a tab's label only when the tab is drawn, so the labels of the other
+# tabs are set here (the drawn ones then agree).
+_CHANGE_LOCALE = """
+  const TAB_LABELS = %s;
+  const relabelTabs = (lang) => {
+    const want = TAB_LABELS[lang];
+    if (!want) return;
+    document.querySelectorAll('button[role="tab"]').forEach((button) => {
+      for (const labels of Object.values(TAB_LABELS)) {
+        const i = labels.indexOf(button.textContent.trim());
+        if (i >= 0) { button.textContent = want[i]; break; }
+      }
+    });
+  };
+  const changeLocale = async (lang) => {
+    const url = performance.getEntriesByType('resource').map(e => e.name)
+      .find(name => /\\/core-[^/]*\\.js(\\?|$)/.test(name));
+    if (!url) return false;
+    const core = await import(url);
+    if (typeof core.changeLocale !== 'function') return false;
+    core.changeLocale(lang);
+    for (const wait of [0, 100, 500]) setTimeout(() => relabelTabs(lang), wait);
+    return true;
+  };
+""" % json.dumps(TAB_LABELS, ensure_ascii=False)
+
+# Runs on the switch: the page's language becomes the one picked.
+SWITCH_JS = f"""
+async (lang) => {{{_CHANGE_LOCALE}
+  if (lang) await changeLocale(lang);
+  return lang;
+}}
+"""
+
+# Runs once when the page has loaded: a ?lang=zh-CN (or en) in the address picks the
+# language; then report <html lang> now and whenever it changes.
 SYNC_JS = f"""
-() => {{
+async () => {{{_CHANGE_LOCALE}
+  const asked = new URLSearchParams(window.location.search).get('lang');
+  if (asked && /^(en|zh)/i.test(asked)) await changeLocale(/^zh/i.test(asked) ? 'zh-CN' : 'en');
   const report = () => {{
     const box = document.querySelector('#{PAGE_LANG_ID} textarea, #{PAGE_LANG_ID} input');
     const lang = document.documentElement.lang;
@@ -74,7 +125,11 @@ SYNC_JS = f"""
     }}
     return true;
   }};
-  new MutationObserver(report).observe(document.documentElement,
+  const follow = () => {{  // a language picked under Settings too
+    report();
+    for (const wait of [0, 100, 500]) setTimeout(() => relabelTabs(document.documentElement.lang), wait);
+  }};
+  new MutationObserver(follow).observe(document.documentElement,
                                        {{attributes: true, attributeFilter: ['lang']}});
   const poll = setInterval(() => {{ if (report()) clearInterval(poll); }}, 250);
 }}

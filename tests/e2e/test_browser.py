@@ -288,5 +288,20 @@ def test_the_page_in_chinese(app_url, screenshot_dir):
             box.fill("41")
             box.press("Tab")
             expect(page.get_by_text(re.compile(r"parameters\*?\*? · about"))).to_be_visible()
+
+            # the page's own switch (top right): Chinese again, every tab label too, and the
+            # server rewrites what it wrote (the corpus summary) in Chinese
+            page.locator("#lang-switch").get_by_text("简体中文").click()
+            page.wait_for_function("() => document.documentElement.lang == 'zh-CN'")
+            expect(page.get_by_role("tab", name="7 · 导出与分享")).to_be_visible()
+            expect(page.get_by_role("tab", name="1 · 语料")).to_be_visible()
+            page.get_by_role("tab", name="1 · 语料").click()
+            expect(page.get_by_text("1,115,394 个字符")).to_be_visible()
+
+            # ?lang= in the address wins over the browser's language
+            other = browser.new_context(locale="en-US").new_page()
+            other.goto(app_url + "?lang=zh-CN")
+            expect(other.get_by_text("1,115,394 个字符")).to_be_visible()
+            expect(other.get_by_role("tab", name="3 · 模型与训练")).to_be_visible()
         finally:
             browser.close()
