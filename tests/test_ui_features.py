@@ -99,6 +99,21 @@ def test_one_change_trains_the_same_run_with_one_setting_changed(ready):
     assert diff[0] == ["pos", "learned", "rope"]
 
 
+@pytest.mark.parametrize("stream, setting, value, noted", [
+    ("nanogpt", "pos", "rope", True),  # a model change moves nanoGPT's single stream
+    ("nanogpt", "lr", "0.01", False),
+    ("separate", "pos", "rope", False),
+])
+def test_one_change_says_when_the_batches_cannot_stay_the_same(ready, monkeypatch, stream,
+                                                                 setting, value, noted):
+    said = []
+    monkeypatch.setattr(compare_tab.gr, "Info", lambda message, **kw: said.append(message))
+    train(ready, pos="learned", rng_stream=stream)
+    compare_tab.prepare_one_change(ready, "run 1", setting, value)
+    assert said[0].startswith(f"Training run 1, {setting}=")
+    assert ("rng_stream=nanogpt" in said[0]) is noted
+
+
 def test_one_change_refuses_what_cannot_be_done(ready):
     train(ready)
     with pytest.raises(gr.Error, match="already has pos='learned'"):

@@ -113,6 +113,10 @@ EN: dict[str, str] = {
                                 "newer run.",
     "compare_status_started": "Training {name}: the same seed and data as {base}, only {setting} "
                               "changed. Watch it on the training tab.",
+    "compare_status_stream_note": "Note: these runs use nanoGPT's single random stream "
+                                  "(rng_stream=nanogpt), so a change to the model also changes "
+                                  "which batches it sees. For a comparison of {setting} alone, "
+                                  "set rng_stream to separate in both runs.",
     # --- 7 · export and share ---------------------------------------------------------------------
     "export_status_no_bundle": "The model has no saved bundle yet: let a training run finish (or "
                                "stop it) first, then push.",
@@ -222,6 +226,9 @@ ZH_CN: dict[str, str] = {
     "compare_status_data_gone": "{base} 的文本和分词器已不再保留；请选择一个更新的运行。",
     "compare_status_started": "正在训练 {name}：种子和数据与 {base} 相同，只改了 {setting}。"
                               "请在训练标签页查看。",
+    "compare_status_stream_note": "注意：这些运行使用 nanoGPT 的单一随机数流（rng_stream=nanogpt），"
+                                  "所以改动模型也会改变它看到的批次。若只想比较 {setting} 的影响，"
+                                  "请在两次运行中都把 rng_stream 设为 separate。",
     # --- 7 · export and share ---------------------------------------------------------------------
     "export_status_no_bundle": "模型还没有保存的模型包：请先让训练运行结束（或停止它），然后再推送。",
     "export_status_unknown_choice": "未知的语料选项 {choice}。",

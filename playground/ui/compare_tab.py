@@ -126,8 +126,11 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     session.next_run_name = f"{base}, {setting}={changed}"
     values = ([getattr(model_cfg, f) for f in train_tab.MODEL_SETTINGS]
               + [getattr(train_cfg, f) for f in train_tab.TRAIN_SETTINGS])
-    gr.Info(t("compare_status_started", session.lang, name=session.next_run_name, base=base,
-              setting=setting), title=t("title_info", session.lang))
+    note = t("compare_status_started", session.lang, name=session.next_run_name, base=base,
+             setting=setting)
+    if train_cfg.rng_stream == "nanogpt" and setting in MODEL_FIELDS:
+        note += " " + t("compare_status_stream_note", session.lang, setting=setting)
+    gr.Info(note, title=t("title_info", session.lang))
     return (session, False, *values, gr.Tabs(selected="train"))
 
 
