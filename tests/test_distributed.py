@@ -23,7 +23,7 @@ from playground.checkpoint import load_bundle
 from playground.cli import main
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.device import DeviceError
-from playground.distributed import DistInfo, cleanup, init_distributed
+from playground.distributed import DistInfo, barrier, cleanup, init_distributed
 from playground.model import GPT
 from playground.train import EvalRecord, StepRecord, Trainer
 
@@ -218,6 +218,9 @@ def _agreement_worker(rank: int, world_size: int, port: int, out_dir: str) -> No
         # the batch this rank trains on: its half of the global batch
         x, _ = trainer._batch(trainer.train_ids, 8, torch.Generator().manual_seed(5))
         results["batch"] = x.tolist()
+        # leave together, as the CLI does: a process that tears its connections down while
+        # the other still uses them can abort the other ("terminate called", seen once in CI)
+        barrier(dist)
     finally:
         cleanup()
     Path(out_dir, f"rank{rank}.json").write_text(json.dumps(results))
