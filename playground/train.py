@@ -435,16 +435,17 @@ class Trainer:
     def _next_batch_starts(self) -> torch.Tensor:
         """Where the next step's windows start, drawn once (evaluations draw it first)."""
         if self._next_starts is None:
-            T = self.block_size
-            self._next_starts = torch.randint(len(self.train_ids) - T, (self.config.batch_size,),
-                                              generator=self._train_gen)
+            self._next_starts = self._starts(self.train_ids, self.config.batch_size, self._train_gen)
         return self._next_starts
+
+    def _starts(self, ids: torch.Tensor, batch_size: int, generator: torch.Generator) -> torch.Tensor:
+        """``batch_size`` random window starts in ``ids`` (each window: block_size + 1 tokens)."""
+        return torch.randint(len(ids) - self.block_size, (batch_size,), generator=generator)
 
     def _batch(self, ids: torch.Tensor, batch_size: int,
                generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
         """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T)."""
-        starts = torch.randint(len(ids) - self.block_size, (batch_size,), generator=generator)
-        return self._gather(ids, starts)
+        return self._gather(ids, self._starts(ids, batch_size, generator))
 
     def _gather(self, ids: torch.Tensor, starts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The windows of ``ids`` that begin at ``starts``: inputs and next tokens, (B, T) each.
