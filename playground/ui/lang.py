@@ -8,7 +8,9 @@ errors) goes through ``playground.i18n.t`` / ``localize`` with ``session.lang``:
 ``follow_page_language`` keeps it equal to the language the page shows, which Gradio's
 translator writes into ``<html lang>`` (``SYNC_JS`` watches it and reports every change
 through a hidden textbox), so picking a language under Settings switches the server's
-messages too.
+messages too. The page's own switch (``SWITCH_JS``, top right) and ``?lang=zh-CN`` in the
+address (``SYNC_JS``, and ``detect_language`` for the first messages) call the same
+translator Settings does.
 
 >>> tr("start_button").key
 'start_button'
