@@ -1,4 +1,4 @@
-"""Assertions that several test modules share (imported as ``from checks import ...``)."""
+"""Assertions and helpers that several test modules share (``from checks import ...``)."""
 
 import re
 
@@ -17,3 +17,13 @@ def assert_translated(error: Exception, english: str, names=()) -> str:
     for kept in re.findall(r"\d+(?:[.,]\d+)*", english) + list(names):
         assert kept in chinese, (kept, chinese)
     return chinese
+
+
+def page_settings(tiny: dict, **changes) -> list:
+    """The training tab's widget values, in ``train_tab.SETTINGS`` order: the tiny preset with
+    ``tiny`` and then ``changes`` applied (what a visitor would have typed)."""
+    from playground.ui import train_tab  # the page: only the tests that drive it pay for it
+
+    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
+    values.update(tiny, **changes)
+    return [values[name] for name in train_tab.SETTINGS]

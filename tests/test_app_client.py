@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import pytest
 from gradio_client import Client, handle_file
 
-from playground.ui import train_tab
+from checks import page_settings
 
 TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
             batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=0,
@@ -15,9 +15,8 @@ TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_st
 
 
 def settings(**changes):
-    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(TINY, **changes)
-    return [values[name] for name in train_tab.SETTINGS]
+    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
+    return page_settings(TINY, **changes)
 
 
 @contextmanager

@@ -24,6 +24,8 @@ from playground.ui import corpus_tab, tokenizer_tab, train_tab
 from playground.ui.app import build_demo, launch
 from playground.ui.session import Session, app_temp_dir
 
+from checks import page_settings
+
 TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=12,
             batch_size=4, warmup_steps=2, eval_interval=4, eval_iters=1, sample_tokens=0,
             device="cpu", dtype="float32", seed=11, dropout=0.1,
@@ -33,9 +35,8 @@ ENDLESS = dict(TINY, max_steps=1_000_000, eval_interval=100_000)
 
 
 def settings(**changes):
-    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(TINY, **changes)
-    return [values[name] for name in train_tab.SETTINGS]
+    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
+    return page_settings(TINY, **changes)
 
 
 def ready_session(text: str) -> Session:

@@ -29,6 +29,8 @@ from playground.tokenizer import train_tokenizer
 from playground.ui import train_tab
 from playground.ui.app import LOCKED_DOWN, MAX_FILE_SIZE, build_demo, launch
 
+from checks import page_settings
+
 FIVE_MB = 5 * 1024 * 1024
 TINY = dict(block_size=8, n_layer=1, n_head=2, n_embd=8, pos="learned", max_steps=3,
             batch_size=2, warmup_steps=1, eval_interval=3, eval_iters=1, sample_tokens=0,
@@ -36,9 +38,8 @@ TINY = dict(block_size=8, n_layer=1, n_head=2, n_embd=8, pos="learned", max_step
 
 
 def settings(**changes):
-    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(TINY, **changes)
-    return [values[name] for name in train_tab.SETTINGS]
+    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
+    return page_settings(TINY, **changes)
 
 
 @pytest.fixture

@@ -25,9 +25,10 @@ from gradio_client import Client
 
 from playground.checkpoint import load_bundle
 from playground.model import GPT
-from playground.ui import train_tab
 from playground.ui.app import build_demo, launch
 from playground.ui.session import Session, app_temp_dir
+
+from checks import page_settings
 
 USERS = 8
 ROUNDS = 3
@@ -39,9 +40,7 @@ GREEK = [chr(0x03B1 + k) for k in range(USERS * ROUNDS)]  # α β γ ...: one pe
 
 
 def settings():
-    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(TINY)
-    return [values[name] for name in train_tab.SETTINGS]
+    return page_settings(TINY)
 
 
 def rss_mb() -> float:

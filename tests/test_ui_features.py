@@ -17,6 +17,8 @@ from playground.ui.app import build_demo
 from playground.ui.lang import detect_language, tr
 from playground.ui.session import Session, app_temp_dir
 
+from checks import page_settings
+
 TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
             batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=0,
             device="cpu", dtype="float32", seed=7)
@@ -24,9 +26,8 @@ SAMPLING = ["JULIET:", 50, 0.5, 5, 0.9, 3]  # prompt, max_new_tokens, temperatur
 
 
 def settings(**changes):
-    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(TINY, **changes)
-    return [values[name] for name in train_tab.SETTINGS]
+    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
+    return page_settings(TINY, **changes)
 
 
 def train(session, **changes):

@@ -15,6 +15,8 @@ from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, g
 from playground.ui.session import Session, app_temp_dir
 from playground.ui.zerogpu import ChunkedRun, LocalRun
 
+from checks import page_settings
+
 TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
             batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=8,
             device="cpu", dtype="float32", seed=7)
@@ -22,9 +24,7 @@ TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_st
 
 def settings(**changes):
     """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
-    values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(TINY, **changes)
-    return [values[name] for name in train_tab.SETTINGS]
+    return page_settings(TINY, **changes)
 
 
 def drain(generator):
