@@ -66,7 +66,7 @@ class Context:
 
     def peak(self, dtype: torch.dtype, device: torch.device = torch.device("cpu")) -> float:
         """This machine's matmul FLOP/s in ``dtype``, measured once per run (best of 3 probes)."""
-        from playground.device import peak_flops
+        from playground.runtime.device import peak_flops
 
         key = f"{device}/{dtype}"
         if key not in self._peaks:
@@ -184,7 +184,7 @@ def machine_info() -> dict[str, Any]:
         load = os.getloadavg()
     except OSError:
         load = None
-    from playground.device import cpu_has_amx
+    from playground.runtime.device import cpu_has_amx
 
     info = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),

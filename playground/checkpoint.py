@@ -51,7 +51,7 @@ import torch
 
 from playground import __version__
 from playground.config import ConfigError, ModelConfig, TrainConfig
-from playground.files import atomic_write
+from playground.runtime.files import atomic_write
 from playground.i18n import Message, msg
 from playground.model import GPT
 from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_json

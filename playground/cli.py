@@ -14,7 +14,7 @@ figures, for scripts:
 Mistakes a person can fix (a bad setting, a missing file, a damaged bundle) print one
 message to stderr and exit with status 2, without a traceback.
 
-Under torchrun, ``train`` runs data-parallel (see ``playground.distributed``): only rank 0
+Under torchrun, ``train`` runs data-parallel (see ``playground.runtime.distributed``): only rank 0
 prints, writes the history and saves the bundle. For the tests of that path only,
 ``PLAYGROUND_FAIL_RANK=r PLAYGROUND_FAIL_STEP=k`` make process r raise in its k-th training
 step of the run, to show that one failing process ends the whole run with its error.
@@ -198,7 +198,7 @@ def _rank_prefix() -> str:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from playground.distributed import cleanup
+    from playground.runtime.distributed import cleanup
 
     try:
         return _train(args)
@@ -208,8 +208,8 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     from playground.checkpoint import save_bundle
-    from playground.device import describe_device
-    from playground.distributed import barrier
+    from playground.runtime.device import describe_device
+    from playground.runtime.distributed import barrier
     from playground.train import EndRecord, EvalRecord, StepRecord
 
     started = time.perf_counter()
@@ -269,7 +269,7 @@ def _setup_training(args: argparse.Namespace):
     import torch
 
     from playground.checkpoint import load_bundle
-    from playground.distributed import broadcast_text, init_distributed
+    from playground.runtime.distributed import broadcast_text, init_distributed
     from playground.model import GPT
     from playground.tokenizer import TokenizerError, tokenizer_from_json, train_tokenizer
     from playground.train import Trainer, prepare_data
@@ -485,7 +485,7 @@ def _stop_on_ctrl_c(trainer, announce: bool = True) -> Iterator[None]:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from playground.checkpoint import load_bundle
-    from playground.device import pick_device
+    from playground.runtime.device import pick_device
     from playground.generate import generate
 
     if args.temperature < 0:

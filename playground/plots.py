@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from playground.i18n import t
-from playground.reference import record_dict
+from playground.insight.baselines import record_dict
 
 # A small template of our own: plotly's named templates are large, and plotly deep-copies
 # the template into every figure, which was most of the cost of a live loss-plot update.

@@ -30,7 +30,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from playground.files import atomic_write
+from playground.runtime.files import atomic_write
 from playground.i18n import msg
 
 KINDS = ("char", "bpe")

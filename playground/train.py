@@ -18,7 +18,7 @@ nanoGPT's ``train.py`` does: seed, initial weights, the first batch, then each e
 after the next step's batch; with the same arithmetic, the nanoGPT presets then give the very
 losses nanoGPT's own code gives.
 
-With a ``DistInfo`` from ``playground.distributed`` (several processes under torchrun) the
+With a ``DistInfo`` from ``playground.runtime.distributed`` (several processes under torchrun) the
 same loop trains data-parallel: ``batch_size`` stays the global batch. Every process draws
 the same global batch from the same seeded generator and keeps its own slice of it (rank r
 of N takes windows r*B/N to (r+1)*B/N), so N processes see exactly the windows one process
@@ -57,9 +57,9 @@ from typing import Any, ClassVar, Iterator, Sequence
 import torch
 
 from playground.config import ConfigError, TrainConfig
-from playground.device import autocast_context, pick_device, pick_dtype, setup_backends
-from playground.reference import bits_per_char  # noqa: F401  (also part of this module's API)
-from playground.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
+from playground.runtime.device import autocast_context, pick_device, pick_dtype, setup_backends
+from playground.insight.baselines import bits_per_char  # noqa: F401  (also part of this module's API)
+from playground.runtime.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
 from playground.i18n import Message, msg
 
 log = logging.getLogger(__name__)
@@ -243,7 +243,7 @@ class Trainer:
     dropout draws from it); batches come from two private generators, one for training and one for
     evaluation, so evaluating never shifts the training batches.
 
-    ``dist`` (from ``playground.distributed.init_distributed``) makes this one process of a
+    ``dist`` (from ``playground.runtime.distributed.init_distributed``) makes this one process of a
     data-parallel run: the model is wrapped in DistributedDataParallel, the device defaults
     to ``dist.device``, and ``run()``, ``evaluate()`` and every step are collectives that all
     processes must call together. ``self.model`` stays the plain model, ready to save.

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from playground.coach import KINDS, coach_notes
+from playground.insight.coach import KINDS, coach_notes
 from playground.config import ModelConfig, TrainConfig
 from playground.train import EndRecord, EvalRecord, StepRecord
 
@@ -174,6 +174,6 @@ def test_record_dataclasses_work_like_their_dicts():
 def test_the_docstring_examples_run():
     import doctest
 
-    from playground import coach
+    from playground.insight import coach
 
     assert doctest.testmod(coach, optionflags=doctest.ELLIPSIS).failed == 0

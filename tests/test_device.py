@@ -8,10 +8,10 @@ import sys
 import pytest
 import torch
 
-from playground import device as dev
+from playground.runtime import device as dev
 from playground.config import ConfigError
 from playground.i18n import localize
-from playground.device import (
+from playground.runtime.device import (
     DeviceError,
     autocast_context,
     cpu_has_amx,
@@ -175,7 +175,7 @@ def test_peak_flops_is_a_positive_rate():
 
 def test_core_imports_no_gradio():
     """device and checkpoint are core modules: the CLI and notebooks use them without a web stack."""
-    code = "import sys, playground.device, playground.checkpoint; print('gradio' in sys.modules)"
+    code = "import sys, playground.runtime.device, playground.checkpoint; print('gradio' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -22,8 +22,8 @@ import torch.multiprocessing as mp
 from playground.checkpoint import load_bundle
 from playground.cli import main
 from playground.config import ConfigError, ModelConfig, TrainConfig
-from playground.device import DeviceError
-from playground.distributed import DistInfo, barrier, cleanup, init_distributed
+from playground.runtime.device import DeviceError
+from playground.runtime.distributed import DistInfo, barrier, cleanup, init_distributed
 from playground.model import GPT
 from playground.train import EvalRecord, StepRecord, Trainer
 
@@ -310,10 +310,10 @@ def test_what_cannot_run_data_parallel_is_refused_before_joining(device, env, er
 def test_the_docstring_examples_hold_and_the_module_is_core():
     import doctest
 
-    import playground.distributed
+    import playground.runtime.distributed
 
-    assert doctest.testmod(playground.distributed).failed == 0
-    code = "import sys, playground.distributed, playground.train; print('gradio' in sys.modules)"
+    assert doctest.testmod(playground.runtime.distributed).failed == 0
+    code = "import sys, playground.runtime.distributed, playground.train; print('gradio' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=REPO)
     assert out.stdout.strip() == "False"

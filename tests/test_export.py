@@ -14,7 +14,7 @@ from tokenizers import pre_tokenizers
 
 from playground.checkpoint import save_bundle
 from playground.config import ModelConfig, TrainConfig
-from playground.export import (
+from playground.export.publish import (
     BUNDLE_NAME, CARD_NAME, SCRIPT_NAME, ExportError, bundle_info, check_repo_id, hub_upload_plan,
     model_card, push_to_hub, standalone_script, write_standalone_script,
 )
@@ -319,7 +319,7 @@ def test_a_missing_or_broken_token_is_refused_before_any_network(bundle_path, to
 def test_the_docstring_examples_run():
     import doctest
 
-    from playground import export
+    from playground.export import publish as export
 
     assert doctest.testmod(export, optionflags=doctest.ELLIPSIS).failed == 0
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from playground.export import write_standalone_script
-from playground.files import atomic_write
+from playground.export.publish import write_standalone_script
+from playground.runtime.files import atomic_write
 from playground.tokenizer import load_tokenizer, train_tokenizer
 
 
@@ -27,7 +27,7 @@ def test_tokenizer_and_script_files_go_through_atomic_write(tmp_path, monkeypatc
     def broken_fsync(fd):
         raise OSError("disk full")
 
-    monkeypatch.setattr("playground.files.os.fsync", broken_fsync)
+    monkeypatch.setattr("playground.runtime.files.os.fsync", broken_fsync)
     with pytest.raises(OSError, match="disk full"):
         tok.save(tmp_path / "tok2.json")
     with pytest.raises(OSError, match="disk full"):

@@ -4,7 +4,7 @@
 import pytest
 import torch
 
-from playground.attention import attention_maps
+from playground.insight.attention import attention_maps
 from playground.config import ModelConfig
 from playground.generate import generate, generate_text, logits_to_probs, sample
 from playground.model import GPT

@@ -112,8 +112,10 @@ def test_gradio_i18n_dict_has_the_shape_gr_i18n_takes():
 
 
 def test_the_new_core_modules_import_no_gradio():
-    modules = "coach, export, export_template, i18n, memorization, reference, runs, share"
-    code = f"import sys; from playground import {modules}; print('gradio' in sys.modules)"
+    modules = ("playground.insight.coach, playground.export.publish, playground.export.standalone, "
+               "playground.i18n, playground.insight.memorization, playground.insight.baselines, "
+               "playground.insight.runs, playground.export.links")
+    code = f"import sys; import {modules}; print('gradio' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from playground import memorization
+from playground.insight import memorization
 from playground.i18n import error_text
-from playground.memorization import K, CopyIndex
+from playground.insight.memorization import K, CopyIndex
 
 
 def brute_force_spans(corpus: str, generated: str, min_chars: int) -> list[tuple[int, int]]:
@@ -167,7 +167,7 @@ def test_a_50_mb_corpus_builds_once_and_answers_fast():
 def test_the_docstring_examples_run():
     import doctest
 
-    from playground import memorization
+    from playground.insight import memorization
 
     assert doctest.testmod(memorization, optionflags=doctest.ELLIPSIS).failed == 0
 

@@ -3,7 +3,7 @@
 import pytest
 
 from playground.i18n import error_text
-from playground.merges import MAX_TEXT_CHARS, tokens_after_merges
+from playground.insight.merges import MAX_TEXT_CHARS, tokens_after_merges
 from playground.tokenizer import TokenizerError, train_tokenizer
 
 SAMPLES = ["First Citizen: Before we proceed any further, hear me speak.",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from playground.reference import (
+from playground.insight.baselines import (
     NANOGPT_SHAKESPEARE_CHAR_VAL, axis_key, bits_per_char, curve, reference_lines, uniform_loss,
     unigram_entropy, x_values,
 )
@@ -120,6 +120,6 @@ def test_unknown_axis_is_refused():
 def test_the_docstring_examples_run():
     import doctest
 
-    from playground import reference
+    from playground.insight import baselines as reference
 
     assert doctest.testmod(reference, optionflags=doctest.ELLIPSIS).failed == 0

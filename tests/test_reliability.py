@@ -15,7 +15,7 @@ import torch
 from gradio_client import Client
 
 from playground.checkpoint import load_bundle
-from playground.coach import coach_notes
+from playground.insight.coach import coach_notes
 from playground.config import ModelConfig, TrainConfig
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer

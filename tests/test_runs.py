@@ -7,7 +7,7 @@ import torch
 
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.model import GPT
-from playground.runs import (
+from playground.insight.runs import (
     ABLATIONS, MAX_RUNS, RunLog, RunRecord, alternatives, coerce, compare_unit, one_change,
     settings_diff, val_curves,
 )
@@ -182,7 +182,7 @@ def test_same_run_one_change_end_to_end(tiny_text):
 def test_the_docstring_examples_run():
     import doctest
 
-    from playground import runs
+    from playground.insight import runs
 
     assert doctest.testmod(runs, optionflags=doctest.ELLIPSIS).failed == 0
 

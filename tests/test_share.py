@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import error_text
-from playground.share import (
+from playground.export.links import (
     DEFAULTS_V1, KEYS, MAX_QUERY_CHARS, SAMPLING_KEYS, SharedSettings, ShareError, decode_settings,
     encode_settings, share_url,
 )
@@ -220,7 +220,7 @@ def test_hostile_key_values_are_read_or_refused_with_a_share_error(params):
 def test_the_docstring_examples_run():
     import doctest
 
-    from playground import share
+    from playground.export import links as share
 
     assert doctest.testmod(share, optionflags=doctest.ELLIPSIS).failed == 0
 

@@ -73,11 +73,11 @@ EN: dict[str, str] = {
     "tok_err_kind_missing": "The tokenizer data does not say which kind it is (got kind={kind}); "
                             "expected one of {kinds}.",
     "tok_err_read": "Could not read the tokenizer file '{file}' ({reason}).",
-    # --- the BPE merge viewer (playground.merges) -----------------------------------------------
+    # --- the BPE merge viewer (playground.insight.merges) -----------------------------------------------
     "merges_err_count": "The number of merges must be a whole number from 0 up, got {value}.",
     "merges_err_too_long": "The sample is {n} characters long; the merge viewer shows at most "
                            "{max_chars}. Use a shorter sentence.",
-    # --- the memorisation check (playground.memorization) ---------------------------------------
+    # --- the memorisation check (playground.insight.memorization) ---------------------------------------
     "memo_err_min_chars": "The shortest span the check can look for is {n} characters.",
     # --- bundles (playground.checkpoint) --------------------------------------------------------
     "bundle_never_unpickled": "Checkpoints here are never unpickled, because unpickling a file "
@@ -145,7 +145,7 @@ EN: dict[str, str] = {
     "bundle_problem_dtype": "{tensor} holds {dtype} values, not floating-point weights",
     "bundle_problems_join": "{first}; {then}",
     "bundle_problems_more": "{first}; and {n} more",
-    # --- shared links (playground.share) --------------------------------------------------------
+    # --- shared links (playground.export.links) --------------------------------------------------------
     "share_err_bool": "The link's setting {setting} must be 1 or 0 (on or off), got {value}.",
     "share_err_whole": "The link's setting {setting} must be a whole number, got {value}.",
     "share_err_number": "The link's setting {setting} must be a number, got {value}.",
@@ -167,7 +167,7 @@ EN: dict[str, str] = {
                           "settings.",
     "share_err_type": "A link is text, got {type}.",
     "share_err_unreadable": "The link cannot be read ({reason}).",
-    # --- export and the Hub (playground.export) -------------------------------------------------
+    # --- export and the Hub (playground.export.publish) -------------------------------------------------
     "export_err_repo_id": "The repository must look like user/name: letters, digits, '-', '_' "
                           "and '.', each part starting and ending with a letter or digit, at "
                           "most 96 characters; got {value}.",
@@ -181,7 +181,7 @@ EN: dict[str, str] = {
                                 "access, and a user or organisation name it belongs to.",
     "export_err_hub_offline": "The Hugging Face Hub cannot be reached from here.",
     "export_err_hub_failed": "Pushing to the Hub failed: {reason}",
-    # --- comparing runs (playground.runs) -------------------------------------------------------
+    # --- comparing runs (playground.insight.runs) -------------------------------------------------------
     "runs_none_yet": "none yet",
     "runs_err_unknown": "No run is called {names}; the runs of this session are {runs}.",
     "runs_err_vocab_size": "vocab_size follows the tokenizer: train another tokenizer to change "
@@ -273,10 +273,10 @@ ZH_CN: dict[str, str] = {
     "tok_err_bpe_damaged": "BPE 分词器数据已损坏（{reason}）。",
     "tok_err_kind_missing": "分词器数据没有说明它是哪种类型（收到 kind={kind}）；应为 {kinds} 之一。",
     "tok_err_read": "无法读取分词器文件“{file}”（{reason}）。",
-    # --- the BPE merge viewer (playground.merges) -----------------------------------------------
+    # --- the BPE merge viewer (playground.insight.merges) -----------------------------------------------
     "merges_err_count": "合并次数必须是从 0 起的整数，收到的是 {value}。",
     "merges_err_too_long": "示例有 {n} 个字符；合并查看器最多显示 {max_chars} 个。请使用更短的句子。",
-    # --- the memorisation check (playground.memorization) ---------------------------------------
+    # --- the memorisation check (playground.insight.memorization) ---------------------------------------
     "memo_err_min_chars": "检查能查找的最短片段是 {n} 个字符。",
     # --- bundles (playground.checkpoint) --------------------------------------------------------
     "bundle_never_unpickled": "这里从不对检查点做反序列化（unpickle），因为反序列化一个文件可能运行其中隐藏的任何代码。"
@@ -333,7 +333,7 @@ ZH_CN: dict[str, str] = {
     "bundle_problem_dtype": "{tensor} 存的是 {dtype} 值，而不是浮点权重",
     "bundle_problems_join": "{first}；{then}",
     "bundle_problems_more": "{first}；另外还有 {n} 处",
-    # --- shared links (playground.share) --------------------------------------------------------
+    # --- shared links (playground.export.links) --------------------------------------------------------
     "share_err_bool": "链接中的设置 {setting} 必须是 1 或 0（开或关），收到的是 {value}。",
     "share_err_whole": "链接中的设置 {setting} 必须是整数，收到的是 {value}。",
     "share_err_number": "链接中的设置 {setting} 必须是数字，收到的是 {value}。",
@@ -353,7 +353,7 @@ ZH_CN: dict[str, str] = {
     "share_err_too_long": "链接超过了 {n} 个字符；它不是指向这些设置的链接。",
     "share_err_type": "链接应该是文本，收到的是 {type}。",
     "share_err_unreadable": "无法读取这个链接（{reason}）。",
-    # --- export and the Hub (playground.export) -------------------------------------------------
+    # --- export and the Hub (playground.export.publish) -------------------------------------------------
     "export_err_repo_id": "仓库名必须形如 用户名/名称：由字母、数字、'-'、'_' 和 '.' 组成，"
                           "每一部分以字母或数字开头和结尾，最多 96 个字符；收到的是 {value}。",
     "export_err_no_token": "推送到 Hub 需要一个有写权限的 Hugging Face 令牌"
@@ -364,7 +364,7 @@ ZH_CN: dict[str, str] = {
                                 "以及令牌所属的用户名或组织名。",
     "export_err_hub_offline": "从这里无法连接 Hugging Face Hub。",
     "export_err_hub_failed": "推送到 Hub 失败：{reason}",
-    # --- comparing runs (playground.runs) -------------------------------------------------------
+    # --- comparing runs (playground.insight.runs) -------------------------------------------------------
     "runs_none_yet": "还没有",
     "runs_err_unknown": "没有名为 {names} 的运行；这个会话的运行有：{runs}。",
     "runs_err_vocab_size": "vocab_size 由分词器决定：要改变它，请训练另一个分词器。",

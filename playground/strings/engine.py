@@ -47,7 +47,7 @@ EN: dict[str, str] = {
                         "from step {kept_step} are kept.",
     "train_end_failed_sentence": "Training failed at step {step}: {error_type}: {error} The "
                                  "weights from step {kept_step} are kept.",
-    # --- devices (playground.device) ----------------------------------------------------------
+    # --- devices (playground.runtime.device) ----------------------------------------------------------
     "device_unknown": "Unknown device {device}. Choose auto, cpu, cuda or mps.",
     "device_no_cuda": "CUDA was asked for, but this machine has no usable NVIDIA GPU (or this "
                       "PyTorch build has no CUDA support). Choose device auto or cpu.",
@@ -109,7 +109,7 @@ ZH_CN: dict[str, str] = {
                      "{block_size}），或者更小的模型。第 {kept_step} 步的权重已保留。",
     "train_end_failed": "训练在第 {step} 步失败：{error_type}: {error}。第 {kept_step} 步的权重已保留。",
     "train_end_failed_sentence": "训练在第 {step} 步失败：{error_type}: {error} 第 {kept_step} 步的权重已保留。",
-    # --- devices (playground.device) ----------------------------------------------------------
+    # --- devices (playground.runtime.device) ----------------------------------------------------------
     "device_unknown": "未知的设备 {device}。请选择 auto、cpu、cuda 或 mps。",
     "device_no_cuda": "要求使用 CUDA，但这台机器没有可用的 NVIDIA GPU（或者这个 PyTorch 版本不支持 "
                       "CUDA）。请把 device 设为 auto 或 cpu。",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gradio as gr
 
-from playground.attention import attention_maps
+from playground.insight.attention import attention_maps
 from playground.i18n import msg, t
 from playground.plots import attention_figure, attention_grid_figure
 from playground.ui.lang import tr

@@ -19,8 +19,8 @@ import gradio as gr
 from playground.config import ConfigError
 from playground.i18n import msg, t
 from playground.plots import compare_figure
-from playground.reference import axis_key
-from playground.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, alternatives, compare_unit,
+from playground.insight.baselines import axis_key
+from playground.insight.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, alternatives, compare_unit,
                              one_change, settings_diff, val_curves)
 from playground.ui import train_tab
 from playground.ui.lang import tr

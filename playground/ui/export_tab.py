@@ -16,9 +16,9 @@ from typing import Any, Mapping, Sequence
 
 import gradio as gr
 
-from playground.export import ExportError, push_to_hub, write_standalone_script
+from playground.export.publish import ExportError, push_to_hub, write_standalone_script
 from playground.i18n import error_text, msg, t
-from playground.share import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
+from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
 from playground.ui.lang import detect_language, tr

@@ -16,7 +16,7 @@ import gradio as gr
 
 from playground.generate import generate
 from playground.i18n import msg, t
-from playground.memorization import K, CopyIndex
+from playground.insight.memorization import K, CopyIndex
 from playground.plots import highlight_html, next_token_figure
 from playground.ui.lang import tr
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,

@@ -17,14 +17,14 @@ from typing import Any, Sequence
 import gradio as gr
 import torch
 
-from playground.coach import coach_notes
+from playground.insight.coach import coach_notes
 from playground.config import ModelConfig, TrainConfig
 from playground.corpus import Corpus
 from playground.i18n import t
 from playground.model import count_params
 from playground.plots import loss_figure
-from playground.reference import axis_key, reference_lines
-from playground.runs import RunRecord
+from playground.insight.baselines import axis_key, reference_lines
+from playground.insight.runs import RunRecord
 from playground.tokenizer import Tokenizer
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure

@@ -26,15 +26,15 @@ from typing import Any, Callable
 
 import gradio as gr
 
-from playground.attention import AttentionMaps
+from playground.insight.attention import AttentionMaps
 from playground.checkpoint import BundleError
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.i18n import DEFAULT_LANGUAGE, Message, error_text, localize, msg, t
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
-from playground.memorization import CopyIndex
+from playground.insight.memorization import CopyIndex
 from playground.model import GPT
-from playground.reference import ReferenceLine
-from playground.runs import RunLog
+from playground.insight.baselines import ReferenceLine
+from playground.insight.runs import RunLog
 from playground.tokenizer import Tokenizer, TokenizerError
 
 log = logging.getLogger("playground.ui")

@@ -3,7 +3,7 @@
 Shows what the tokenizer learned: the vocabulary size, characters per token, a sample of
 the corpus cut into coloured tokens and, for BPE, the first merges, with the merge viewer:
 a slider steps through the first merges and a sample sentence's tokens fuse merge by merge
-(``playground.merges.tokens_after_merges``).
+(``playground.insight.merges.tokens_after_merges``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import html
 import gradio as gr
 
 from playground.i18n import localize, t
-from playground.merges import tokens_after_merges
+from playground.insight.merges import tokens_after_merges
 from playground.plots import display_token, token_html
 from playground.tokenizer import BPE_DEFAULT_VOCAB, BPE_MAX_VOCAB, BPE_MIN_VOCAB, train_tokenizer
 from playground.ui.lang import tr

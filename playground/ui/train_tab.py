@@ -23,7 +23,7 @@ import torch
 
 from playground.checkpoint import load_bundle, save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, Preset, TrainConfig, replace
-from playground.device import describe_device, pick_device
+from playground.runtime.device import describe_device, pick_device
 from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.model import GPT, count_params, estimate_memory
 from playground.plots import loss_figure

@@ -29,7 +29,7 @@ from typing import Any, Iterable, Sequence
 
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.i18n import msg
-from playground.reference import axis_key, bits_per_char, curve
+from playground.insight.baselines import axis_key, bits_per_char, curve
 
 MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(ModelConfig))
 TRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig))

@@ -36,7 +36,7 @@ import numpy as np
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import t
-from playground.reference import record_dict
+from playground.insight.baselines import record_dict
 
 WINDOW = 50  # steps behind the "recent median" of the spike and trend rules
 SPIKE_RATIO = 1.5  # a spike is a loss this many times the recent median ...

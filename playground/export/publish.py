@@ -3,7 +3,7 @@
 * ``standalone_script()``: one Python file (``generate_standalone.py``) with the model
   definition, a pure-Python byte-level BPE and a sampling loop, needing only torch and
   safetensors; it loads a bundle and writes text exactly as ``playground.generate`` does.
-  Its source is ``playground/export_template.py``, a normal module the tests import.
+  Its source is ``playground/export/standalone.py``, a normal module the tests import.
 * ``model_card(info)``: the README.md of a Hub repository, with YAML front matter, the
   training figures, every setting, and how to run the script.
 * ``push_to_hub(bundle_path, repo_id, token)``: creates the repository (if needed) and
@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from playground import __version__
-from playground.files import atomic_write
+from playground.runtime.files import atomic_write
 from playground.i18n import Message, msg
 
-TEMPLATE = Path(__file__).with_name("export_template.py")
+TEMPLATE = Path(__file__).with_name("standalone.py")
 SCRIPT_NAME = "generate_standalone.py"
 BUNDLE_NAME = "model.zip"
 CARD_NAME = "README.md"
@@ -43,7 +43,7 @@ class ExportError(ValueError):
 # --- the standalone script ----------------------------------------------------------------
 
 def standalone_script() -> str:
-    """The source of ``generate_standalone.py`` (see ``playground/export_template.py``)."""
+    """The source of ``generate_standalone.py`` (see ``playground/export/standalone.py``)."""
     source = TEMPLATE.read_text(encoding="utf-8")
     return f"# Written by Transformer Playground {__version__}; needs only torch and safetensors.\n{source}"
 

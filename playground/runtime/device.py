@@ -48,7 +48,7 @@ def pick_device(pref: str = "auto") -> torch.device:
     >>> pick_device("tpu")
     Traceback (most recent call last):
     ...
-    playground.device.DeviceError: Unknown device 'tpu'. Choose auto, cpu, cuda or mps.
+    playground.runtime.device.DeviceError: Unknown device 'tpu'. Choose auto, cpu, cuda or mps.
     """
     pref = str(pref or "auto").strip().lower()
     if pref == "auto":

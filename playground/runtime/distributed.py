@@ -30,7 +30,7 @@ import torch
 import torch.distributed
 
 from playground.config import ConfigError
-from playground.device import DeviceError
+from playground.runtime.device import DeviceError
 
 TIMEOUT_ENV = "PLAYGROUND_DIST_TIMEOUT"
 # How long a collective may wait for the slowest process before the run fails (seconds).

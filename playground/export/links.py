@@ -25,7 +25,7 @@ setting from the page, and unknown keys are ignored and listed.
 >>> decode_settings("?v=1&n_layer=lots")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-playground.share.ShareError: The link's setting n_layer must be a whole number, got 'lots'.
+playground.export.links.ShareError: The link's setting n_layer must be a whole number, got 'lots'.
 """
 
 from __future__ import annotations
