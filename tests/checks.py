@@ -1,10 +1,23 @@
-"""Assertions and helpers that several test modules share (``from checks import ...``)."""
+"""Assertions, helpers and the tiny run that several test modules share (``from checks import ...``;
+pyproject.toml puts ``tests/`` on the path, so every folder below it can).
+
+The tiny run, in one place: a real GPT that trains in well under a second on one CPU core.
+A test that needs other values says which where it uses them (``dict(TINY, seed=7)``,
+``page_settings(max_steps=12)``), so what differs from the shared run stays visible.
+"""
 
 import re
+from pathlib import Path
 
 from playground.i18n import error_text
 
+REPO = Path(__file__).resolve().parents[1]
 CJK = re.compile(r"[\u4e00-\u9fff]")  # a Chinese character
+
+TINY_MODEL = dict(block_size=16, n_layer=1, n_head=2, n_embd=16)  # the shape; variants as given
+TINY_RUN = dict(eval_iters=1, sample_tokens=0, device="cpu", dtype="float32")  # CPU, fp32, no samples
+TINY_TRAIN = dict(max_steps=6, batch_size=4, warmup_steps=2, eval_interval=3, **TINY_RUN)
+TINY = dict(TINY_MODEL, pos="learned", **TINY_TRAIN)  # every setting a tiny run on the page changes
 
 
 def assert_translated(error: Exception, english: str, names=()) -> str:
@@ -19,11 +32,24 @@ def assert_translated(error: Exception, english: str, names=()) -> str:
     return chinese
 
 
-def page_settings(tiny: dict, **changes) -> list:
+def cli_flags(values: dict) -> list[str]:
+    """Settings as the command line's flags, in order: ``{"n_layer": 1}`` -> ``--n_layer 1``."""
+    return [text for name, value in values.items() for text in (f"--{name}", str(value))]
+
+
+# the command line's tiny run: the tiny preset's schedule and variants, two batches per evaluation
+def tiny_flags(**changes) -> list[str]:
+    """``TINY_MODEL`` and ``TINY_RUN`` (two evaluation batches) as flags, then ``changes``."""
+    return cli_flags({**TINY_MODEL, **TINY_RUN, "eval_iters": 2, **changes})
+
+
+def page_settings(*overrides: dict, **changes) -> list:
     """The training tab's widget values, in ``train_tab.SETTINGS`` order: the tiny preset with
-    ``tiny`` and then ``changes`` applied (what a visitor would have typed)."""
+    ``TINY``, then each of ``overrides`` and then ``changes`` applied (what a visitor would
+    have typed)."""
     from playground.ui import train_tab  # the page: only the tests that drive it pay for it
 
     values = dict(zip(train_tab.SETTINGS, train_tab.preset_values("tiny")))
-    values.update(tiny, **changes)
+    for override in (TINY, *overrides, changes):
+        values.update(override)
     return [values[name] for name in train_tab.SETTINGS]

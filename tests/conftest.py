@@ -64,6 +64,14 @@ def tiny_text(shakespeare_text) -> str:
 
 
 @pytest.fixture
+def corpus_file(tmp_path, tiny_text) -> Path:
+    """``tiny_text`` in a file, for the command line's ``--corpus``."""
+    path = tmp_path / "corpus.txt"
+    path.write_text(tiny_text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
 def app_url():
     """The app launched in this process on a free port, fresh per test (so Gradio reads the
     test's own GRADIO_TEMP_DIR at launch); yields its URL."""

@@ -24,7 +24,9 @@ from playground.model import flops_per_token as model_flops_per_token
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord, StepRecord, Trainer, prepare_data
 
-TINY = ModelConfig(vocab_size=11, block_size=8, n_layer=2, n_head=2, n_embd=16)
+from checks import TINY_MODEL
+
+BENCH = ModelConfig(**dict(TINY_MODEL, vocab_size=11, block_size=8, n_layer=2))  # two layers: the stack
 
 
 def test_flops_formula_matches_the_model_module_and_hand_count():
@@ -85,10 +87,10 @@ def _copy_into_nanogpt(ours: GPT) -> nanogpt_model.GPT:
 def test_vendored_nanogpt_computes_what_our_model_computes():
     """The throughput comparison is fair only if both models do the same arithmetic."""
     torch.manual_seed(0)
-    ours = GPT(TINY).eval()
+    ours = GPT(BENCH).eval()
     ref = _copy_into_nanogpt(ours).eval()
-    x = torch.randint(TINY.vocab_size, (3, TINY.block_size))
-    y = torch.randint(TINY.vocab_size, (3, TINY.block_size))
+    x = torch.randint(BENCH.vocab_size, (3, BENCH.block_size))
+    y = torch.randint(BENCH.vocab_size, (3, BENCH.block_size))
     out = ours(x, y)
     ref_logits, ref_loss = ref(x, y)
     torch.testing.assert_close(out.logits, ref_logits)
@@ -143,13 +145,13 @@ def test_the_nanogpt_preset_follows_nanogpts_own_loop_number_for_number(tmp_path
 
 def test_bare_loop_does_exactly_the_trainers_work():
     """The app-path overhead is measured against a bare loop that must train identically."""
-    ids = torch.arange(600) % TINY.vocab_size
+    ids = torch.arange(600) % BENCH.vocab_size
     cfg = TrainConfig(max_steps=1000, batch_size=4, lr=3e-3, min_lr=3e-4, warmup_steps=2,
                       eval_interval=1000, eval_iters=1, device="cpu", dtype="float32")
     torch.manual_seed(cfg.seed)
-    bare = GPT(TINY)
+    bare = GPT(BENCH)
     torch.manual_seed(cfg.seed)
-    trainer = Trainer(GPT(TINY), ids[:500], ids[500:], cfg, device="cpu")
+    trainer = Trainer(GPT(BENCH), ids[:500], ids[500:], cfg, device="cpu")
     medians = interleave({"bare": bare_runner(bare, ids[:500], cfg),
                           "trainer": trainer_runner(trainer)},
                          steps_per_chunk=2, rounds=2, warmup_steps=1)

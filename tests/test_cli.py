@@ -7,7 +7,6 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
@@ -16,16 +15,7 @@ from playground.checkpoint import load_bundle
 from playground.cli import build_parser, main
 from playground.config import PRESETS, ModelConfig, TrainConfig
 
-REPO = Path(__file__).resolve().parents[1]
-TINY = ["--n_layer", "1", "--n_head", "2", "--n_embd", "16", "--block_size", "16",
-        "--eval_iters", "2", "--sample_tokens", "0", "--device", "cpu", "--dtype", "float32"]
-
-
-@pytest.fixture
-def corpus_file(tmp_path, tiny_text) -> Path:
-    path = tmp_path / "corpus.txt"
-    path.write_text(tiny_text, encoding="utf-8")
-    return path
+from checks import REPO, tiny_flags
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:
@@ -40,7 +30,7 @@ def last_json(out: str) -> dict:
 
 def test_train_writes_a_bundle_that_generate_loads(tmp_path, corpus_file, capsys):
     bundle = tmp_path / "run.zip"
-    status, out, err = run(capsys, "train", "--corpus", corpus_file, *TINY, "--max_steps", 20,
+    status, out, err = run(capsys, "train", "--corpus", corpus_file, *tiny_flags(), "--max_steps", 20,
                            "--eval_interval", 10, "--pos", "rope", "--bias", "--sample_tokens", 8,
                            "--out", bundle)
     assert status == 0, err
@@ -85,7 +75,7 @@ def test_every_config_field_has_a_flag_of_the_same_name():
 
 
 def test_resume_continues_exactly_where_the_run_stopped(tmp_path, corpus_file, capsys):
-    common = ["--corpus", corpus_file, *TINY, "--eval_interval", 10, "--lr_decay_steps", 20,
+    common = ["--corpus", corpus_file, *tiny_flags(), "--eval_interval", 10, "--lr_decay_steps", 20,
               "--dropout", "0.1"]
     status, out, _ = run(capsys, "train", *common, "--max_steps", 10, "--out", tmp_path / "a.zip")
     assert status == 0 and last_json(out)["step"] == 10
@@ -121,7 +111,7 @@ def test_mistakes_exit_with_status_2_and_a_message_not_a_traceback(capsys, tmp_p
 
 def test_resuming_refuses_a_new_model_shape_and_a_foreign_file(tmp_path, corpus_file, capsys):
     bundle = tmp_path / "a.zip"
-    assert run(capsys, "train", "--corpus", corpus_file, *TINY, "--max_steps", 2, "--out", bundle)[0] == 0
+    assert run(capsys, "train", "--corpus", corpus_file, *tiny_flags(), "--max_steps", 2, "--out", bundle)[0] == 0
     status, _, err = run(capsys, "train", "--resume", bundle, "--n_layer", 2)
     assert status == 2 and "--n_layer cannot change" in err
     status, _, err = run(capsys, "train", "--resume", bundle, "--corpus", corpus_file)
@@ -143,7 +133,7 @@ def test_presets_and_info(tmp_path, corpus_file, capsys):
     assert status == 0 and all(f"{name}:" in out for name in PRESETS)
     assert "804,096 parameters" in out  # nanogpt-cpu at 65 characters, as nanoGPT counts
     bundle = tmp_path / "a.zip"
-    run(capsys, "train", "--corpus", corpus_file, *TINY, "--max_steps", 3, "--out", bundle)
+    run(capsys, "train", "--corpus", corpus_file, *tiny_flags(), "--max_steps", 3, "--out", bundle)
     status, out, _ = run(capsys, "info", bundle)
     info = json.loads(out)
     assert status == 0 and info["step"] == 3 and info["model_config"]["n_embd"] == 16
@@ -152,7 +142,7 @@ def test_presets_and_info(tmp_path, corpus_file, capsys):
 def test_the_module_entry_point_trains_and_ctrl_c_stops_and_saves(tmp_path, corpus_file):
     """One real process: `python -m playground train`, interrupted after its first evaluation."""
     bundle = tmp_path / "stopped.zip"
-    cmd = [sys.executable, "-m", "playground", "train", "--corpus", str(corpus_file), *TINY,
+    cmd = [sys.executable, "-m", "playground", "train", "--corpus", str(corpus_file), *tiny_flags(),
            "--max_steps", "1000000", "--eval_interval", "1000000", "--out", str(bundle)]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
@@ -187,7 +177,7 @@ def test_a_nan_ends_the_run_with_status_1_and_still_saves_the_last_good_weights(
 
     monkeypatch.setattr(GPT, "forward", nan_on_the_fourth_step)
     bundle = tmp_path / "nan.zip"
-    status, out, err = run(capsys, "train", "--corpus", corpus_file, *TINY, "--max_steps", 10,
+    status, out, err = run(capsys, "train", "--corpus", corpus_file, *tiny_flags(), "--max_steps", 10,
                            "--out", bundle)
     assert status == 1 and "nan: The loss became nan at step 4" in err
     assert last_json(out)["reason"] == "nan" and last_json(out)["step"] == 3

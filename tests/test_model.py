@@ -13,7 +13,9 @@ from checks import CJK
 
 transformers = pytest.importorskip("transformers")
 
-TINY = dict(vocab_size=50, block_size=32, n_layer=2, n_head=4, n_embd=32)
+# Wider than the shared TINY_MODEL (tests/checks.py): two layers and four heads, the size the
+# reference models below are built at, so layer stacking and head splitting are both compared.
+SIZE = dict(vocab_size=50, block_size=32, n_layer=2, n_head=4, n_embd=32)
 
 
 def _tokens(B=2, T=16, vocab=50, seed=0):
@@ -29,7 +31,7 @@ def test_matches_transformers_gpt2():
     )
     torch.manual_seed(0)
     hf = transformers.GPT2LMHeadModel(hf_cfg).eval()
-    ours = GPT(ModelConfig(**TINY, bias=True, pos="learned", norm="layernorm",
+    ours = GPT(ModelConfig(**SIZE, bias=True, pos="learned", norm="layernorm",
                            norm_placement="pre", activation="gelu", tie_weights=True)).eval()
     sd = hf.state_dict()
     mapped = {"tok_emb.weight": sd["transformer.wte.weight"],
@@ -58,7 +60,7 @@ def test_matches_transformers_gpt2():
 
 def test_matches_transformers_llama():
     """RoPE, RMSNorm, SwiGLU, no biases, untied embeddings = Llama."""
-    cfg = ModelConfig(**TINY, bias=False, pos="rope", norm="rmsnorm", norm_placement="pre",
+    cfg = ModelConfig(**SIZE, bias=False, pos="rope", norm="rmsnorm", norm_placement="pre",
                       activation="swiglu", tie_weights=False, norm_eps=1e-6, mlp_ratio=3.0)
     hf_cfg = transformers.LlamaConfig(
         vocab_size=50, hidden_size=32, intermediate_size=cfg.hidden_size, num_hidden_layers=2,
@@ -112,7 +114,7 @@ VARIANTS = [
 def test_causal_for_every_variant(variant):
     """Changing token t changes no logit before t, and does change the logit at t."""
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**TINY, **variant)).eval()
+    model = GPT(ModelConfig(**SIZE, **variant)).eval()
     idx = _tokens(B=1, T=20)
     t = 11
     changed = idx.clone()
@@ -126,7 +128,7 @@ def test_causal_for_every_variant(variant):
 @pytest.mark.parametrize("variant", VARIANTS[:4], ids=lambda v: v["pos"] + "-" + v["norm_placement"])
 def test_explicit_attention_path_equals_sdpa(variant):
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**TINY, **variant)).eval()
+    model = GPT(ModelConfig(**SIZE, **variant)).eval()
     idx = _tokens(T=24)
     with torch.no_grad():
         fast = model(idx)
@@ -144,7 +146,7 @@ def test_explicit_attention_path_equals_sdpa(variant):
 def test_our_attention_equals_pytorch_kernel_reference():
     """One attention layer against PyTorch's own math, written with its causal kernel."""
     torch.manual_seed(0)
-    cfg = ModelConfig(**TINY)
+    cfg = ModelConfig(**SIZE)
     attn = GPT(cfg).blocks[0].attn.eval()
     x = torch.randn(2, 10, 32)
     q, k, v = attn.qkv(x).split(32, dim=2)
@@ -161,7 +163,7 @@ def test_our_attention_equals_pytorch_kernel_reference():
 def test_kv_cache_logits_equal_full_forward(variant):
     """Feeding tokens through the cache (a prefill, then one by one) gives the same logits."""
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**TINY, **variant)).eval()
+    model = GPT(ModelConfig(**SIZE, **variant)).eval()
     idx = _tokens(B=1, T=20)
     with torch.no_grad():
         full = model(idx).logits
@@ -175,7 +177,7 @@ def test_kv_cache_logits_equal_full_forward(variant):
 
 def test_attention_weights_through_cache_cover_all_past_keys():
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**TINY)).eval()
+    model = GPT(ModelConfig(**SIZE)).eval()
     idx = _tokens(B=1, T=6)
     with torch.no_grad():
         full = model(idx, return_attn=True).attn
@@ -187,14 +189,14 @@ def test_attention_weights_through_cache_cover_all_past_keys():
 
 
 def test_context_longer_than_block_size_is_refused_clearly():
-    model = GPT(ModelConfig(**TINY))
+    model = GPT(ModelConfig(**SIZE))
     with pytest.raises(ValueError, match="at most 32 tokens"):
         model(torch.zeros(1, 33, dtype=torch.long))
 
 
 def test_loss_is_cross_entropy_and_label_smoothing_applies():
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**TINY)).eval()
+    model = GPT(ModelConfig(**SIZE)).eval()
     idx, targets = _tokens(), _tokens(seed=1)
     out = model(idx, targets)
     expected = F.cross_entropy(out.logits.reshape(-1, 50), targets.reshape(-1))
@@ -207,7 +209,7 @@ def test_loss_is_cross_entropy_and_label_smoothing_applies():
 
 def test_overfits_a_single_batch():
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**TINY))
+    model = GPT(ModelConfig(**SIZE))
     opt = model.configure_optimizer(0.0, 3e-3, (0.9, 0.99), "cpu")
     idx = _tokens(B=4, T=16)
     x, y = idx[:, :-1], idx[:, 1:]
@@ -220,7 +222,7 @@ def test_overfits_a_single_batch():
 
 
 def test_weight_decay_only_on_matrices():
-    model = GPT(ModelConfig(**TINY, bias=True))
+    model = GPT(ModelConfig(**SIZE, bias=True))
     opt = model.configure_optimizer(0.1, 1e-3, (0.9, 0.99), "cpu")
     decay, no_decay = opt.param_groups
     assert decay["weight_decay"] == 0.1 and no_decay["weight_decay"] == 0.0
@@ -248,8 +250,8 @@ def test_param_count_matches_nanogpt_cpu_recipe():
 
 def test_memory_estimate_grows_with_the_model():
     from playground.config import TrainConfig
-    small = estimate_memory(ModelConfig(**TINY), TrainConfig(batch_size=4))
-    big = estimate_memory(ModelConfig(**{**TINY, "n_embd": 256}), TrainConfig(batch_size=4))
+    small = estimate_memory(ModelConfig(**SIZE), TrainConfig(batch_size=4))
+    big = estimate_memory(ModelConfig(**{**SIZE, "n_embd": 256}), TrainConfig(batch_size=4))
     assert 0 < small < big
 
 
@@ -269,7 +271,7 @@ def test_config_errors_are_readable(kwargs, message):
 
 
 def test_model_errors_keep_their_english_and_have_chinese():
-    model = GPT(ModelConfig(**TINY))
+    model = GPT(ModelConfig(**SIZE))
     with pytest.raises(ValueError) as too_long:
         model(torch.zeros(1, 33, dtype=torch.long))
     assert str(too_long.value) == ("This model reads at most 32 tokens at once (block_size); it "

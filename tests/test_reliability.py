@@ -26,17 +26,16 @@ from playground.ui.session import Session, app_temp_dir
 
 from checks import page_settings
 
-TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=12,
-            batch_size=4, warmup_steps=2, eval_interval=4, eval_iters=1, sample_tokens=0,
-            device="cpu", dtype="float32", seed=11, dropout=0.1,
-            lr_decay_steps=12)  # the same schedule however many steps a run is given
+# the shared TINY run, longer, with dropout (so resuming must restore its random stream too)
+RUN = dict(max_steps=12, eval_interval=4, seed=11, dropout=0.1,
+           lr_decay_steps=12)  # the same schedule however many steps a run is given
 # a long run: it is always still going when a test closes its tab
-ENDLESS = dict(TINY, max_steps=1_000_000, eval_interval=100_000)
+ENDLESS = dict(max_steps=1_000_000, eval_interval=100_000)
 
 
 def settings(**changes):
-    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
-    return page_settings(TINY, **changes)
+    """Widget values in SETTINGS order: the tiny preset with TINY, RUN and ``changes`` applied."""
+    return page_settings(RUN, **changes)
 
 
 def ready_session(text: str) -> Session:

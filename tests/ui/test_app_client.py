@@ -9,15 +9,6 @@ from gradio_client import Client, handle_file
 
 from checks import page_settings
 
-TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
-            batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=0,
-            device="cpu", dtype="float32")
-
-
-def settings(**changes):
-    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
-    return page_settings(TINY, **changes)
-
 
 @contextmanager
 def client_for(url):
@@ -35,7 +26,7 @@ def run_flow(url, text, prompt):
         assert f"{len(text):,} characters" in summary
         summary, _, _ = client.predict("char", 512, api_name="/train_tokenizer")
         assert f"{len(set(text))} tokens in the vocabulary" in summary
-        updates = list(client.submit(False, *settings(), api_name="/train_model"))
+        updates = list(client.submit(False, *page_settings(), api_name="/train_model"))
         plot, status, samples, download, coach = updates[-1]
         assert "Finished all 6 steps" in status
         steps = json.loads(plot["plot"])["data"][0]["x"]
@@ -63,7 +54,7 @@ def test_two_clients_keep_separate_state(app_url, tiny_text):
             with client_for(app_url) as client:
                 client.predict("Paste text", None, texts[name], api_name="/use_corpus")
                 client.predict("char", 512, api_name="/train_tokenizer")
-                list(client.submit(False, *settings(), api_name="/train_model"))
+                list(client.submit(False, *page_settings(), api_name="/train_model"))
                 prompt = texts[name][:4]
                 results[name] = list(client.submit(prompt, 30, 1.0, 0, 1.0, 5,
                                                    api_name="/generate"))[-1][0]

@@ -27,18 +27,10 @@ from playground.runtime.distributed import DistInfo, barrier, cleanup, init_dist
 from playground.model import GPT
 from playground.train import EvalRecord, StepRecord, Trainer
 
-REPO = Path(__file__).resolve().parents[1]
+from checks import REPO, tiny_flags
+
 RUN_TIMEOUT_S = 240  # a whole torchrun run; a few seconds when the machine is idle
-TINY = ["--n_layer", "1", "--n_head", "2", "--n_embd", "16", "--block_size", "16", "--dropout",
-        "0", "--eval_iters", "2", "--sample_tokens", "0", "--device", "cpu", "--dtype", "float32",
-        "--batch_size", "8"]
-
-
-@pytest.fixture
-def corpus_file(tmp_path, tiny_text) -> Path:
-    path = tmp_path / "corpus.txt"
-    path.write_text(tiny_text, encoding="utf-8")
-    return path
+FLAGS = tiny_flags(dropout=0, batch_size=8)  # the whole batch of 8, or 4 for each of two
 
 
 def worker_env(**extra) -> dict[str, str]:
@@ -73,7 +65,7 @@ def test_two_processes_with_half_the_batch_follow_one_process_with_the_whole_bat
         tmp_path, corpus_file, capsys):
     # nanoGPT's single stream: evaluations and batches interleave, so the processes must
     # draw alike for evaluations too (the default "separate" streams: see below)
-    common = ["--corpus", corpus_file, *TINY, "--max_steps", 6, "--eval_interval", 3,
+    common = ["--corpus", corpus_file, *FLAGS, "--max_steps", 6, "--eval_interval", 3,
               "--rng_stream", "nanogpt"]
     assert main([str(a) for a in ["train", *common, "--out", tmp_path / "one.zip"]]) == 0
     one_out = capsys.readouterr().out
@@ -128,7 +120,7 @@ def test_two_processes_with_half_the_batch_follow_one_process_with_the_whole_bat
 
 
 def test_one_failing_process_ends_the_run_with_its_error(tmp_path, corpus_file):
-    result = torchrun(tmp_path, "--corpus", corpus_file, *TINY, "--max_steps", 100_000,
+    result = torchrun(tmp_path, "--corpus", corpus_file, *FLAGS, "--max_steps", 100_000,
                       "--eval_interval", 100_000, "--out", tmp_path / "never.zip",
                       PLAYGROUND_FAIL_RANK="1", PLAYGROUND_FAIL_STEP="3")
     assert result.returncode != 0

@@ -15,16 +15,14 @@ from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, g
 from playground.ui.session import Session, app_temp_dir
 from playground.ui.zerogpu import ChunkedRun, LocalRun
 
-from checks import page_settings
+from checks import TINY, page_settings
 
-TINY = dict(block_size=16, n_layer=1, n_head=2, n_embd=16, pos="learned", max_steps=6,
-            batch_size=4, warmup_steps=2, eval_interval=3, eval_iters=1, sample_tokens=8,
-            device="cpu", dtype="float32", seed=7)
+RUN = dict(sample_tokens=8, seed=7)  # the shared TINY run, sampling at each evaluation
 
 
 def settings(**changes):
-    """Widget values in SETTINGS order: the tiny preset with TINY and ``changes`` applied."""
-    return page_settings(TINY, **changes)
+    """Widget values in SETTINGS order: the tiny preset with TINY, RUN and ``changes`` applied."""
+    return page_settings(RUN, **changes)
 
 
 def drain(generator):
