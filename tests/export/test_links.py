@@ -217,14 +217,6 @@ def test_hostile_key_values_are_read_or_refused_with_a_share_error(params):
         shared.model_config(vocab_size=300)
 
 
-def test_the_docstring_examples_run():
-    import doctest
-
-    from playground.export import links as share
-
-    assert doctest.testmod(share, optionflags=doctest.ELLIPSIS).failed == 0
-
-
 # --- the page's language ------------------------------------------------------------------
 
 @pytest.mark.parametrize("link, english, names", [

@@ -115,11 +115,3 @@ def test_unknown_axis_is_refused():
     assert axis_key("tokens seen") == "tokens"
     with pytest.raises(ValueError, match="steps, tokens seen, seconds"):
         x_values(HISTORY, "epochs")
-
-
-def test_the_docstring_examples_run():
-    import doctest
-
-    from playground.insight import baselines as reference
-
-    assert doctest.testmod(reference, optionflags=doctest.ELLIPSIS).failed == 0

@@ -169,11 +169,3 @@ def test_record_dataclasses_work_like_their_dicts():
     records.append(EvalRecord(300, 230_400, LN_V, LN_V, 6.0, 6.0, 30.0))
     records.append(EndRecord(300, "done", "Finished."))
     assert kinds(records) == ["not_learning"]
-
-
-def test_the_docstring_examples_run():
-    import doctest
-
-    from playground.insight import coach
-
-    assert doctest.testmod(coach, optionflags=doctest.ELLIPSIS).failed == 0

@@ -164,14 +164,6 @@ def test_a_50_mb_corpus_builds_once_and_answers_fast():
     assert report.copied_chars >= len(planted) + 50
 
 
-def test_the_docstring_examples_run():
-    import doctest
-
-    from playground.insight import memorization
-
-    assert doctest.testmod(memorization, optionflags=doctest.ELLIPSIS).failed == 0
-
-
 @pytest.mark.parametrize("min_chars", [K - 1, 0, True, 8.5])
 def test_a_too_short_span_is_refused_in_both_languages(min_chars):
     with pytest.raises(ValueError) as caught:

@@ -179,14 +179,6 @@ def test_same_run_one_change_end_to_end(tiny_text):
     assert ys_a != ys_b
 
 
-def test_the_docstring_examples_run():
-    import doctest
-
-    from playground.insight import runs
-
-    assert doctest.testmod(runs, optionflags=doctest.ELLIPSIS).failed == 0
-
-
 # --- the page's language ------------------------------------------------------------------
 
 _RUN = RunRecord.create("base", ModelConfig(pos="rope"), TrainConfig(), "char", [])
