@@ -7,7 +7,7 @@ import time
 import torch
 
 from bench.core import Context, Row, check, median
-from playground.config import PRESETS, replace
+from playground.config import PRESETS, SampleConfig, replace
 from playground.generate import generate
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
@@ -15,8 +15,8 @@ from playground.tokenizer import train_tokenizer
 
 def _generate_ids(model, tok, prompt: str, n: int, use_cache: bool) -> tuple[list[int], float]:
     start = time.perf_counter()
-    ids = [step.token_id for step in generate(model, tok, prompt, max_new_tokens=n,
-                                              temperature=0.0, use_cache=use_cache, top_n=1)]
+    ids = [step.token_id for step in generate(model, tok, prompt, SampleConfig(n, temperature=0.0),
+                                              use_cache=use_cache, top_n=1)]
     return ids, time.perf_counter() - start
 
 

@@ -15,9 +15,7 @@ Mistakes a person can fix (a bad setting, a missing file, a damaged bundle) prin
 message to stderr and exit with status 2, without a traceback.
 
 Under torchrun, ``train`` runs data-parallel (see ``playground.runtime.distributed``): only rank 0
-prints, writes the history and saves the bundle. For the tests of that path only,
-``PLAYGROUND_FAIL_RANK=r PLAYGROUND_FAIL_STEP=k`` make process r raise in its k-th training
-step of the run, to show that one failing process ends the whole run with its error.
+prints, writes the history and saves the bundle.
 """
 
 from __future__ import annotations
@@ -36,25 +34,16 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from playground.config import (
-    ACTIVATIONS,
+    CHOICES,
     DEVICES,
-    DTYPES,
-    NORM_PLACEMENTS,
-    NORMS,
-    POSITIONS,
     PRESETS,
-    RNG_STREAMS,
     ConfigError,
     ModelConfig,
+    SampleConfig,
     TrainConfig,
     replace,
 )
-
-CHOICES = {
-    "pos": POSITIONS, "norm": NORMS, "norm_placement": NORM_PLACEMENTS,
-    "activation": ACTIVATIONS, "device": DEVICES, "dtype": DTYPES,
-    "rng_stream": RNG_STREAMS,
-}
+from playground.tokenizer import KINDS as TOKENIZER_KINDS
 # vocab_size belongs to the tokenizer: --vocab_size sets the BPE vocabulary, and the model
 # is then built with the tokenizer's actual size.
 MODEL_FLAGS = tuple(f.name for f in dataclasses.fields(ModelConfig) if f.name != "vocab_size")
@@ -62,7 +51,6 @@ TRAIN_FLAGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
 CORPORA = ("shakespeare", "shakespeare-hub")
 EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
-FAIL_RANK_ENV, FAIL_STEP_ENV = "PLAYGROUND_FAIL_RANK", "PLAYGROUND_FAIL_STEP"  # tests only
 
 
 # ---------------------------------------------------------------------------------------------
@@ -86,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="'shakespeare' (bundled, the default), 'shakespeare-hub' (from the "
                            "Hugging Face Hub), or one or more .txt/.md files")
     data.add_argument("--text", help="train on this text instead of a corpus")
-    data.add_argument("--tokenizer", choices=("char", "bpe"), default=None,
+    data.add_argument("--tokenizer", choices=TOKENIZER_KINDS, default=None,
                       help="character level (default) or byte-level BPE")
     data.add_argument("--vocab_size", type=int, default=None,
                       help="BPE vocabulary size (about 256 to 16384; default 512)")
@@ -103,13 +91,18 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Stream text from a trained bundle to stdout.")
     gen.add_argument("bundle", type=Path, help="a .zip bundle written by 'train'")
     gen.add_argument("--prompt", default="", help="text to continue (default: start afresh)")
-    gen.add_argument("--max_new_tokens", type=_non_negative_int, default=200)
-    gen.add_argument("--temperature", type=float, default=0.8,
-                     help="0 is greedy; higher is more adventurous (default 0.8)")
-    gen.add_argument("--top_k", type=int, default=None, help="sample among the k likeliest tokens")
-    gen.add_argument("--top_p", type=float, default=None,
-                     help="sample among the likeliest tokens holding this much probability")
-    gen.add_argument("--seed", type=int, default=None, help="repeatable sampling")
+    sampling = SampleConfig()
+    gen.add_argument("--max_new_tokens", type=int, default=sampling.max_new_tokens,
+                     help=f"tokens to write (default {sampling.max_new_tokens})")
+    gen.add_argument("--temperature", type=float, default=sampling.temperature,
+                     help=f"0 is greedy; higher is more adventurous (default {sampling.temperature})")
+    gen.add_argument("--top_k", type=int, default=sampling.top_k,
+                     help="sample among the k likeliest tokens (default 0: all)")
+    gen.add_argument("--top_p", type=float, default=sampling.top_p,
+                     help="sample among the likeliest tokens holding this much probability "
+                          "(default 1.0: all)")
+    gen.add_argument("--seed", type=int, default=sampling.seed,
+                     help="repeatable sampling (default: a new text each time)")
     gen.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
                      help="use the KV cache (--no-cache recomputes the context; same text)")
     gen.add_argument("--device", choices=DEVICES, default="auto")
@@ -139,13 +132,6 @@ def _add_config_flags(parser, cls, names, title, part) -> None:
             group.add_argument(f"--{name}", type=kind, default=None, choices=CHOICES.get(name),
                                metavar=None if name in CHOICES else kind.__name__.upper(),
                                help=help_text)
-
-
-def _non_negative_int(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
 
 
 def _given(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
@@ -220,8 +206,10 @@ def _train(args: argparse.Namespace) -> int:
     if dist.enabled:
         say(f"data-parallel: {dist.world_size} processes, {trainer.config.batch_size} "
             f"sequences per step in all ({trainer.config.batch_size // dist.world_size} each)")
+    train_cpt, val_cpt = trainer.chars_per_token
     say(f"corpus: {corpus.name}, {len(corpus.text):,} characters; tokenizer: {tokenizer.kind}, "
-         f"{tokenizer.vocab_size:,} tokens ({trainer.chars_per_token:.2f} characters per token)")
+        f"{tokenizer.vocab_size:,} tokens ({train_cpt:.2f} characters per token in the training "
+        f"split, {val_cpt:.2f} in the validation split)")
     say(f"data: {len(trainer.train_ids):,} training and {len(trainer.val_ids):,} validation tokens")
     say(f"model: {model.num_params():,} parameters; device: {describe_device(trainer.device)}, "
          f"{str(trainer.dtype).removeprefix('torch.')}")
@@ -261,24 +249,25 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _setup_training(args: argparse.Namespace):
-    """Settings, corpus, tokenizer, data, model and trainer: (corpus, tokenizer, trainer, out).
+    """Settings, corpus, tokenizer, then ``prepare_run``: (corpus, tokenizer, trainer, out).
 
-    A fresh run trains a tokenizer and builds a model seeded with ``seed``; ``--resume``
-    takes both from the bundle, and the trainer continues from its saved state.
+    A fresh run trains a tokenizer (rank 0's, under torchrun) and builds a model seeded
+    with ``seed``; ``--resume`` takes both from the bundle, and the trainer continues from
+    its saved state.
     """
-    import torch
-
-    from playground.checkpoint import load_bundle
+    from playground.checkpoint import BundleError, load_bundle
+    from playground.prepare import prepare_run
     from playground.runtime.distributed import broadcast_text, init_distributed
-    from playground.model import GPT
     from playground.tokenizer import TokenizerError, tokenizer_from_json, train_tokenizer
-    from playground.train import Trainer, prepare_data
 
     bundle = load_bundle(args.resume) if args.resume else None
     model_cfg, train_cfg = _configs(args, bundle)  # every setting is checked before any work
     out = args.out or args.resume or Path("runs") / f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
     if out.suffix.lower() != ".zip":
         raise ConfigError(f"--out names the bundle to write, a .zip file; got '{out}'.")
+    if bundle is not None and bundle.trainer_state is None:
+        raise BundleError(f"'{args.resume}' holds weights but no training state (optimizer, "
+                          f"step, random streams), so its run cannot be continued exactly.")
     dist = init_distributed(train_cfg.device)  # one process unless torchrun started several
     corpus = _load_corpus(args)
     if bundle is None:
@@ -288,52 +277,18 @@ def _setup_training(args: argparse.Namespace):
         if dist.enabled:
             tokenizer = tokenizer_from_json(
                 broadcast_text(tokenizer.to_json() if dist.is_main else None, dist))
-        model_cfg = replace(model_cfg, vocab_size=tokenizer.vocab_size)
     else:
         tokenizer = bundle.tokenizer
     try:
-        train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
-                                          model_cfg.block_size)
+        run = prepare_run(corpus, tokenizer, model_cfg, train_cfg, device=dist.device,
+                          model=bundle.model if bundle else None,
+                          trainer_state=bundle.trainer_state if bundle else None)
     except TokenizerError as error:
         if bundle is None:
             raise
         raise TokenizerError(f"{error} A resumed run must train on the same text as before: "
                              f"give the same --corpus or --text.") from None
-
-    if bundle is None:
-        torch.manual_seed(train_cfg.seed)  # the same seed gives the same initial weights
-        model = GPT(model_cfg)
-    else:
-        model = bundle.model
-    chars_per_token = len(corpus.text) / (len(train_ids) + len(val_ids))
-    _fail_for_tests(model, dist.rank, train_cfg.grad_accum)
-    trainer = Trainer(model, train_ids, val_ids, train_cfg, chars_per_token=chars_per_token,
-                      tokenizer=tokenizer, dist=dist)
-    if bundle is not None:
-        _resume(trainer, bundle, args.resume)
-    return corpus, tokenizer, trainer, out
-
-
-def _fail_for_tests(model, rank: int, grad_accum: int) -> None:
-    """With PLAYGROUND_FAIL_RANK=r and PLAYGROUND_FAIL_STEP=k, process r raises in step k.
-
-    For the tests only: a training forward pass of the k-th step of this run raises a
-    RuntimeError in that process, as a real failure (a bad GPU, a full disk) would.
-    """
-    fail_rank, fail_step = os.environ.get(FAIL_RANK_ENV), os.environ.get(FAIL_STEP_ENV)
-    if fail_rank is None or fail_step is None or int(fail_rank) != rank:
-        return
-    step, calls = int(fail_step), 0
-
-    def fail(module, inputs):
-        nonlocal calls
-        if module.training:  # evaluations and samples run in eval mode
-            calls += 1
-            if calls > (step - 1) * grad_accum:
-                raise RuntimeError(f"injected failure in process {rank} at step {step} "
-                                   f"({FAIL_RANK_ENV}, {FAIL_STEP_ENV})")
-
-    model.register_forward_pre_hook(fail)
+    return corpus, tokenizer, run.trainer(dist=dist), out
 
 
 def _configs(args, bundle) -> tuple[ModelConfig, TrainConfig]:
@@ -371,29 +326,18 @@ def _load_corpus(args):
     return load_files(sources)
 
 
-def _resume(trainer, bundle, path) -> None:
-    from playground.checkpoint import BundleError
-
-    if bundle.trainer_state is None:
-        raise BundleError(f"'{path}' holds weights but no training state (optimizer, step, "
-                          f"random streams), so its run cannot be continued exactly.")
-    trainer.load_state_dict(bundle.trainer_state)
-    if trainer.done:
-        raise ConfigError(
-            f"'{path}' has already done all {trainer.config.max_steps:,} steps. To train on, "
-            f"raise --max_steps above {trainer.step:,}.")
-
-
 def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
-    last_eval = next((r for r in reversed(trainer.history) if r["kind"] == "eval"), None)
+    from playground.train import EvalRecord
+
+    last_eval = next((r for r in reversed(trainer.history) if isinstance(r, EvalRecord)), None)
     steps = trainer.step - start_step
     cfg = trainer.config
     return {
         "step": trainer.step,
-        "eval_step": last_eval["step"] if last_eval else None,
-        "train_loss": last_eval["train_loss"] if last_eval else None,
-        "val_loss": last_eval["val_loss"] if last_eval else None,
-        "val_bpc": last_eval["val_bpc"] if last_eval else None,
+        "eval_step": last_eval.step if last_eval else None,
+        "train_loss": last_eval.train_loss if last_eval else None,
+        "val_loss": last_eval.val_loss if last_eval else None,
+        "val_bpc": last_eval.val_bpc if last_eval else None,
         "elapsed_s": round(trainer.elapsed, 3),  # training and evaluation, summed over resumes
         "wall_s": round(wall, 3),  # this command, from start to saved bundle
         "ms_per_step": round(1000 * trainer.train_time / trainer.step, 3) if trainer.step else None,
@@ -488,13 +432,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from playground.runtime.device import pick_device
     from playground.generate import generate
 
-    if args.temperature < 0:
-        raise ConfigError(f"--temperature must be 0 (greedy) or more, got {args.temperature:g}.")
+    sampling = SampleConfig(args.max_new_tokens, args.temperature, args.top_k, args.top_p,
+                            args.seed)
     bundle = load_bundle(args.bundle, device=pick_device(args.device))
     sys.stdout.write(args.prompt)
-    for step in generate(bundle.model, bundle.tokenizer, args.prompt, args.max_new_tokens,
-                         temperature=args.temperature, top_k=args.top_k, top_p=args.top_p,
-                         seed=args.seed, use_cache=args.cache):
+    for step in generate(bundle.model, bundle.tokenizer, args.prompt, sampling,
+                         use_cache=args.cache):
         sys.stdout.write(step.text)
         sys.stdout.flush()
     sys.stdout.write("\n")
@@ -517,10 +460,11 @@ def cmd_presets(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from playground.checkpoint import load_bundle
+    from playground.checkpoint import load_bundle, records_to_json
+    from playground.train import EvalRecord
 
     bundle = load_bundle(args.bundle)
-    last_eval = next((r for r in reversed(bundle.history) if r.get("kind") == "eval"), None)
+    last_eval = next((r for r in reversed(bundle.history) if isinstance(r, EvalRecord)), None)
     state = bundle.trainer_state
     print(json.dumps({
         "bundle": str(args.bundle),
@@ -529,7 +473,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         "model_config": bundle.model_config.to_dict(),
         "train_config": bundle.train_config.to_dict(),
         "step": int(state["step"]) if state else None,
-        "last_eval": last_eval,
+        "last_eval": records_to_json([last_eval])[0] if last_eval else None,
         "meta": bundle.meta,
     }, indent=2))
     return 0

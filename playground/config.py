@@ -28,6 +28,11 @@ ACTIVATIONS = ("gelu", "relu", "swiglu")
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 RNG_STREAMS = ("separate", "nanogpt")
+# every setting that takes one of a few words: the CLI's choices and the page's menus
+CHOICES: dict[str, tuple[str, ...]] = {
+    "pos": POSITIONS, "norm": NORMS, "norm_placement": NORM_PLACEMENTS,
+    "activation": ACTIVATIONS, "device": DEVICES, "dtype": DTYPES, "rng_stream": RNG_STREAMS,
+}
 
 
 class ConfigError(ValueError):
@@ -162,7 +167,7 @@ class TrainConfig:
         _check_float("label_smoothing", self.label_smoothing, 0.0, 0.9)
         _check_int("eval_interval", self.eval_interval, 1, 10_000_000)
         _check_int("eval_iters", self.eval_iters, 1, 10_000)
-        _check_int("sample_tokens", self.sample_tokens, 0, 10_000)
+        _check_int("sample_tokens", self.sample_tokens, 0, SAMPLE_RANGES["max_new_tokens"][1])
         _check_float("val_fraction", self.val_fraction, 0.01, 0.5)
         _check_int("seed", self.seed, 0, 2**63 - 1)
         _check_choice("rng_stream", self.rng_stream, RNG_STREAMS)
@@ -188,6 +193,47 @@ class TrainConfig:
         return _from_dict(cls, data)
 
 
+# the sampling settings' ranges: SampleConfig checks them, the page's sliders span them
+SAMPLE_RANGES: dict[str, tuple[float, float]] = {
+    "max_new_tokens": (1, 2_000), "temperature": (0.0, 2.0), "top_k": (0, 200),
+    "top_p": (0.05, 1.0), "seed": (0, 2**63 - 1),
+}
+
+
+@dataclass(frozen=True)
+class SampleConfig:
+    """How to write text with a trained model: length, temperature and the two filters.
+
+    ``top_k`` 0 and ``top_p`` 1.0 switch those filters off; ``seed`` None draws a new text
+    each time (the page's seed 0 means the same).
+
+    >>> SampleConfig(temperature=0.0).temperature   # 0 is greedy: always the likeliest token
+    0.0
+    >>> SampleConfig(max_new_tokens=0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    playground.config.ConfigError: max_new_tokens must be between 1 and 2,000, got 0.
+    """
+
+    max_new_tokens: int = 300
+    temperature: float = 0.8  # below 1 sharpens the distribution, above 1 flattens it
+    top_k: int = 0  # sample among the k likeliest tokens (0: all)
+    top_p: float = 1.0  # sample among the likeliest tokens holding this much probability
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        r = SAMPLE_RANGES
+        _check_int("max_new_tokens", self.max_new_tokens, *r["max_new_tokens"])
+        _check_float("temperature", self.temperature, *r["temperature"])
+        _check_int("top_k", self.top_k, *r["top_k"])
+        _check_float("top_p", self.top_p, *r["top_p"])
+        if self.seed is not None:
+            _check_int("seed", self.seed, *r["seed"])
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
 def _from_dict(cls, data: dict[str, Any]):
     """Build a config from a dict, refusing unknown keys with a clear message."""
     names = {f.name for f in dataclasses.fields(cls)}
@@ -207,15 +253,22 @@ class Preset:
     train: TrainConfig = field(default_factory=TrainConfig)
 
 
+_TINY_MODEL = ModelConfig(block_size=64, n_layer=2, n_head=4, n_embd=64, pos="rope")
+_TINY_TRAIN = TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, warmup_steps=30,
+                          eval_interval=100, eval_iters=10, sample_tokens=120)
+
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
         Preset(
+            "quick",
+            "The tiny model for 300 steps: a first run in a minute or two on a laptop CPU.",
+            _TINY_MODEL, dataclasses.replace(_TINY_TRAIN, max_steps=300, eval_interval=50),
+        ),
+        Preset(
             "tiny",
             "A very small model that trains in about a minute on a laptop CPU.",
-            ModelConfig(block_size=64, n_layer=2, n_head=4, n_embd=64, pos="rope"),
-            TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, warmup_steps=30,
-                        eval_interval=100, eval_iters=10, sample_tokens=120),
+            _TINY_MODEL, _TINY_TRAIN,
         ),
         Preset(
             "nanogpt-cpu",
@@ -242,6 +295,9 @@ PRESETS: dict[str, Preset] = {
         ),
     ]
 }
+
+
+DEFAULT_PRESET = "quick"  # the page's first run (`python -m playground train --preset quick`)
 
 
 def replace(config, **changes):

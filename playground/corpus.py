@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterable, Union
 
 from playground.i18n import msg
+from playground.runtime.files import human_bytes
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 TEXT_EXTENSIONS = (".txt", ".md")
@@ -234,7 +235,7 @@ def load_files(paths: PathLike | Iterable[PathLike], max_bytes: int = DEFAULT_MA
     sizes = [_checked_size(path, max_bytes) for path in paths]
     if sum(sizes) > max_bytes:
         raise CorpusError(msg("corpus_err_files_too_big", files=", ".join(p.name for p in paths),
-                              size=_human_bytes(sum(sizes)), limit=_human_bytes(max_bytes)))
+                              size=human_bytes(sum(sizes)), limit=human_bytes(max_bytes)))
 
     texts = [_read_text_file(path, max_bytes) for path in paths]
     # "a\n" + "\n" + "b": one blank line between files
@@ -258,8 +259,8 @@ def from_text(text: str, name: str = PASTED_TEXT, max_bytes: int = DEFAULT_MAX_B
     except UnicodeEncodeError as exc:  # lone surrogates cannot be stored or tokenized
         raise CorpusError(msg("corpus_err_surrogate", name=name, position=exc.start)) from exc
     if n_bytes > max_bytes:
-        raise CorpusError(msg("corpus_err_text_too_big", name=name, size=_human_bytes(n_bytes),
-                              limit=_human_bytes(max_bytes)))
+        raise CorpusError(msg("corpus_err_text_too_big", name=name, size=human_bytes(n_bytes),
+                              limit=human_bytes(max_bytes)))
     if "\x00" in text:
         raise CorpusError(msg("corpus_err_text_nul", name=name))
     text = _normalise_newlines(text.removeprefix("\ufeff"))
@@ -282,8 +283,8 @@ def _checked_size(path: Path, max_bytes: int) -> int:
     except OSError as exc:
         raise CorpusError(msg("corpus_err_unopenable", file=path.name)) from exc
     if size > max_bytes:
-        raise CorpusError(msg("corpus_err_file_too_big", file=path.name, size=_human_bytes(size),
-                              limit=_human_bytes(max_bytes)))
+        raise CorpusError(msg("corpus_err_file_too_big", file=path.name, size=human_bytes(size),
+                              limit=human_bytes(max_bytes)))
     return size
 
 
@@ -291,7 +292,7 @@ def _read_text_file(path: Path, max_bytes: int) -> str:
     with open(path, "rb") as f:
         raw = f.read(max_bytes + 1)  # never more than the cap, even if the file grew since stat
     if len(raw) > max_bytes:
-        raise CorpusError(msg("corpus_err_file_grew", file=path.name, limit=_human_bytes(max_bytes)))
+        raise CorpusError(msg("corpus_err_file_grew", file=path.name, limit=human_bytes(max_bytes)))
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise CorpusError(msg("corpus_err_utf16", file=path.name))
     if b"\x00" in raw:
@@ -311,11 +312,3 @@ def _normalise_newlines(text: str) -> str:
     """CRLF and lone CR become LF: 'a\\r\\nb\\rc' -> 'a\\nb\\nc'."""
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
-
-def _human_bytes(n: int) -> str:
-    """2_500_000 -> '2.4 MB' (binary units, as file managers show them)."""
-    if n < 1024:
-        return msg("corpus_err_bytes", n=f"{n:,}")
-    if n < 1024 * 1024:
-        return f"{n / 1024:.1f} KB"
-    return f"{n / (1024 * 1024):.1f} MB"

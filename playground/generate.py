@@ -21,7 +21,7 @@ from typing import Iterator
 
 import torch
 
-from playground.i18n import msg
+from playground.config import SampleConfig
 from playground.model import GPT
 
 
@@ -84,22 +84,20 @@ def generate(
     model: GPT,
     tokenizer,
     prompt: str = "",
-    max_new_tokens: int = 200,
-    temperature: float = 1.0,
-    top_k: int | None = None,
-    top_p: float | None = None,
-    seed: int | None = None,
+    sampling: SampleConfig | None = None,
+    *,
     use_cache: bool = True,
     top_n: int = 10,
 ) -> Iterator[GenerationStep]:
-    """Stream new tokens after ``prompt``; see the module docstring for the window rule."""
-    if max_new_tokens < 0:
-        raise ValueError(msg("gen_negative_max_new_tokens"))
+    """Stream new tokens after ``prompt`` as ``sampling`` says (default: ``SampleConfig()``);
+    see the module docstring for the window rule."""
+    sampling = sampling or SampleConfig()
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
     block_size = model.config.block_size
     keep = block_size - max(1, block_size // 4)  # tokens kept when the window slides
+    seed = sampling.seed
     generator = torch.Generator().manual_seed(seed) if seed is not None else None
 
     ids = prompt_ids(tokenizer, prompt)
@@ -121,13 +119,14 @@ def generate(
     emitted = ""
     generated: list[int] = []
     try:
-        for i in range(max_new_tokens):
-            probs = logits_to_probs(next_logits().cpu(), temperature, top_k, top_p)
+        for i in range(sampling.max_new_tokens):
+            probs = logits_to_probs(next_logits().cpu(), sampling.temperature, sampling.top_k,
+                                    sampling.top_p)
             token = sample(probs, generator)
             ids.append(token)
             generated.append(token)
             text = tokenizer.decode(generated)
-            last = i == max_new_tokens - 1
+            last = i == sampling.max_new_tokens - 1
             if text.endswith("\ufffd") and not last:
                 new_text = ""  # an incomplete multi-byte character: wait for its other bytes
             else:
@@ -137,6 +136,7 @@ def generate(
         model.train(was_training)
 
 
-def generate_text(model: GPT, tokenizer, prompt: str = "", **kwargs) -> str:
+def generate_text(model: GPT, tokenizer, prompt: str = "", sampling: SampleConfig | None = None,
+                  **kwargs) -> str:
     """All of ``generate`` at once: the new text only."""
-    return "".join(step.text for step in generate(model, tokenizer, prompt, **kwargs))
+    return "".join(step.text for step in generate(model, tokenizer, prompt, sampling, **kwargs))

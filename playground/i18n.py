@@ -353,7 +353,7 @@ EN: dict[str, str] = {
                             "few at a time), and a waiting job shows its place in the "
                             "queue.</small>",
     "page_coach_empty": "**Training coach**  \nNothing to flag so far.",
-    # the preset menu: "name: description" of each preset (train_tab.PAGE_PRESETS)
+    # the preset menu: "name: description" of each preset (config.PRESETS; the page offers them all)
     "page_preset_quick": "quick: The tiny model for 300 steps: a first run in a minute or two on "
                          "a laptop CPU.",
     "page_preset_tiny": "tiny: A very small model that trains in about a minute on a laptop CPU.",

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
 import gc
 import logging
 import math
@@ -56,8 +55,9 @@ from typing import Any, ClassVar, Iterator, Sequence
 
 import torch
 
-from playground.config import ConfigError, TrainConfig
-from playground.runtime.device import autocast_context, pick_device, pick_dtype, setup_backends
+from playground.config import ConfigError, SampleConfig, TrainConfig
+from playground.runtime.device import autocast_context
+from playground.runtime.execution import place_model
 from playground.insight.baselines import bits_per_char  # noqa: F401  (also part of this module's API)
 from playground.runtime.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
 from playground.i18n import Message, msg
@@ -66,11 +66,10 @@ log = logging.getLogger(__name__)
 
 STEP_HISTORY_LIMIT = 5000  # step records kept in the history; longer runs keep every k-th
 THROUGHPUT_WINDOW = 20  # steps in the moving window behind tokens_per_s
-SAMPLE_TEMPERATURE = 0.8
 
 
 # ---------------------------------------------------------------------------------------------
-# Records: what the loop reports. Frozen, flat, JSON-friendly.
+# Records: what the loop reports. Frozen and flat; only ``checkpoint`` turns them into JSON.
 
 
 @dataclass(frozen=True)
@@ -82,9 +81,6 @@ class StepRecord:
     lr: float  # the learning rate this step used
     tokens_per_s: float  # all processes together, over the last THROUGHPUT_WINDOW steps, no evals
     elapsed: float  # wall-clock seconds since the run began, evaluations included
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **dataclasses.asdict(self)}
 
 
 @dataclass(frozen=True)
@@ -99,9 +95,6 @@ class EvalRecord:
     elapsed: float
     sample: str | None = None  # a short text the model wrote, when sample_tokens > 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **dataclasses.asdict(self)}
-
 
 @dataclass(frozen=True)
 class EndRecord:
@@ -110,22 +103,9 @@ class EndRecord:
     reason: str  # done | stopped | nan | oom | error
     message: str  # a Message when the loop wrote it, so the page can say it in Chinese too
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, **dataclasses.asdict(self)}
-
 
 Record = StepRecord | EvalRecord | EndRecord
-_RECORD_TYPES = {cls.kind: cls for cls in (StepRecord, EvalRecord, EndRecord)}
-
-
-def record_from_dict(data: dict[str, Any]) -> Record:
-    """The record a ``to_dict()`` came from (for histories read back from a bundle).
-
-    >>> record_from_dict(EndRecord(3, "done", "ok").to_dict())
-    EndRecord(step=3, reason='done', message='ok')
-    """
-    fields = {k: v for k, v in data.items() if k != "kind"}
-    return _RECORD_TYPES[data["kind"]](**fields)
+RECORD_TYPES = (StepRecord, EvalRecord, EndRecord)  # ``checkpoint`` writes them as JSON, by kind
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,6 +171,54 @@ def random_state_after_init(model_config, seed: int) -> torch.Tensor:
         return torch.get_rng_state()
 
 
+class BatchStreams:
+    """Where the random windows of training and evaluation batches start.
+
+    Two variants (``TrainConfig.rng_stream``), picked when the trainer is built:
+    ``separate_streams`` gives training and evaluation their own seeded generators, so the
+    batches are the same whatever the model; ``nanogpt_stream`` draws both from one
+    generator that continues from the draws that built the weights, in nanoGPT's order.
+    A window is ``block_size + 1`` tokens (inputs and the next tokens).
+
+    >>> streams = separate_streams(None, seed=0)
+    >>> a = streams.train_starts(100, 4, block_size=8); _ = streams.eval_starts(100, 4, 8)
+    >>> a.equal(separate_streams(None, seed=0).train_starts(100, 4, block_size=8))
+    True
+    """
+
+    def __init__(self, train: torch.Generator, eval: torch.Generator):
+        self.train, self.eval = train, eval
+
+    def train_starts(self, n_ids: int, batch_size: int, block_size: int) -> torch.Tensor:
+        return torch.randint(n_ids - block_size, (batch_size,), generator=self.train)
+
+    def eval_starts(self, n_ids: int, batch_size: int, block_size: int) -> torch.Tensor:
+        return torch.randint(n_ids - block_size, (batch_size,), generator=self.eval)
+
+    def state_dict(self) -> dict[str, torch.Tensor]:
+        return {"train_rng": self.train.get_state(), "eval_rng": self.eval.get_state()}
+
+    def load_state_dict(self, state: dict[str, torch.Tensor]) -> None:
+        self.train.set_state(state["train_rng"])
+        self.eval.set_state(state["eval_rng"])  # the same generator again for nanogpt_stream
+
+
+def separate_streams(model_config, seed: int) -> BatchStreams:
+    """Training batches from ``seed``, evaluation batches from ``seed + 1``."""
+    return BatchStreams(torch.Generator().manual_seed(seed),
+                        torch.Generator().manual_seed((seed + 1) % 2**63))
+
+
+def nanogpt_stream(model_config, seed: int) -> BatchStreams:
+    """One generator for both, starting where building the model from ``seed`` left it."""
+    generator = torch.Generator()
+    generator.set_state(random_state_after_init(model_config, seed))
+    return BatchStreams(generator, generator)
+
+
+STREAMS = {"separate": separate_streams, "nanogpt": nanogpt_stream}  # by TrainConfig.rng_stream
+
+
 # the two parts of the text, as the messages name them
 _PARTS = {"training": msg("train_part_training"), "validation": msg("train_part_validation")}
 
@@ -236,12 +264,14 @@ class Trainer:
     """Trains ``model`` on token ids; ``run()`` is the loop, as a generator of records.
 
     ``train_ids`` and ``val_ids`` are 1-D sequences of token ids (tensors, arrays or lists).
-    ``chars_per_token`` converts losses to bits per character; ``tokenizer`` is only needed
-    for the sample texts at each evaluation (``config.sample_tokens > 0``).
+    ``chars_per_token`` is (training, validation): each split's characters per token, which
+    turn its loss into bits per character (``prepare.RunData`` measures them); ``tokenizer``
+    is only needed for the sample texts at each evaluation (``config.sample_tokens > 0``).
+    ``playground.prepare.prepare_run`` assembles all of this from a corpus and settings.
 
     Building a trainer seeds PyTorch's global generator with ``config.seed`` (plus the rank;
-    dropout draws from it); batches come from two private generators, one for training and one for
-    evaluation, so evaluating never shifts the training batches.
+    dropout draws from it); batches come from ``self.streams`` (``BatchStreams``, the variant
+    ``config.rng_stream`` names), so with "separate" evaluating never shifts the training batches.
 
     ``dist`` (from ``playground.runtime.distributed.init_distributed``) makes this one process of a
     data-parallel run: the model is wrapped in DistributedDataParallel, the device defaults
@@ -251,24 +281,22 @@ class Trainer:
 
     def __init__(self, model: torch.nn.Module, train_ids: Sequence[int] | torch.Tensor,
                  val_ids: Sequence[int] | torch.Tensor, config: TrainConfig, *,
-                 device: torch.device | str | None = None, chars_per_token: float = 1.0,
+                 device: torch.device | str | None = None,
+                 chars_per_token: tuple[float, float] = (1.0, 1.0),
                  tokenizer=None, dist: DistInfo | None = None):
         self.config = config
         self.dist = dist or DistInfo()
         _check_split(config, self.dist.world_size)
-        if device is None:
-            device = self.dist.device
-        self.device = torch.device(device) if device is not None else pick_device(config.device)
-        self.dtype = pick_dtype(config.dtype, self.device, model.config.n_embd)
-        self.chars_per_token = float(chars_per_token)
-        self.tokenizer = tokenizer
-        if not self.chars_per_token > 0:
+        # (training, validation): each split's own characters per token (prepare.RunData)
+        self.chars_per_token = tuple(float(c) for c in chars_per_token)
+        if len(self.chars_per_token) != 2 or not all(c > 0 for c in self.chars_per_token):
             raise ConfigError(msg("train_chars_per_token", value=repr(chars_per_token)))
-        setup_backends(self.device)
-        if config.threads:
-            torch.set_num_threads(config.threads)
+        self.tokenizer = tokenizer
+        placed = place_model(model, config, device=device, dist=self.dist)
+        self.device, self.dtype = placed.device, placed.dtype
+        self._forward, self._train_forward = placed.forward, placed.train_forward
 
-        self.model = model.to(self.device)
+        self.model = model
         self.block_size = model.config.block_size
         vocab_size = model.config.vocab_size
         self.train_ids = self._checked_ids(train_ids, "training", vocab_size)
@@ -281,30 +309,15 @@ class Trainer:
         # fp16 needs its loss scaled so small gradients survive; bf16 and fp32 do not
         self.scaler = torch.amp.GradScaler(self.device.type) if self.dtype == torch.float16 else None
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
-        self._forward = torch.compile(model) if config.compile else model
-        self._train_forward = self._forward
-        if self.dist.enabled:
-            from torch.nn.parallel import DistributedDataParallel
-
-            # DDP starts every process from rank 0's weights and averages the gradients
-            # during backward, overlapping the all-reduce with the rest of the backward pass
-            on_gpu = self.device.type == "cuda"
-            self._train_forward = DistributedDataParallel(
-                self._forward, device_ids=[self.device.index] if on_gpu else None)
 
         # dropout differs between processes; rank 0 draws what a single process would
         torch.manual_seed((config.seed + self.dist.rank) % 2**63)
-        self._train_gen = torch.Generator().manual_seed(config.seed)
-        if config.rng_stream == "nanogpt":  # one stream, continuing from the weights' draws
-            self._train_gen.set_state(random_state_after_init(model.config, config.seed))
-            self._eval_gen = self._train_gen
-        else:
-            self._eval_gen = torch.Generator().manual_seed((config.seed + 1) % 2**63)
+        self.streams = STREAMS[config.rng_stream](model.config, config.seed)
         self._next_starts: torch.Tensor | None = None  # the next step's batch, once drawn
         self.step = 0
         self.elapsed = 0.0  # seconds spent in run(), summed over calls
         self.train_time = 0.0  # of which in optimiser steps (evaluations excluded)
-        self.history: list[dict[str, Any]] = []
+        self.history: list[Record] = []  # the records kept (see _remember), oldest first
         self._stop = threading.Event()
         self._step_times: collections.deque[float] = collections.deque(maxlen=THROUGHPUT_WINDOW)
         self._history_stride = max(1, math.ceil(config.max_steps / STEP_HISTORY_LIMIT))
@@ -352,7 +365,7 @@ class Trainer:
             return base_elapsed + time.perf_counter() - started
 
         try:
-            if self.step == 0 and not any(r["kind"] == "eval" for r in self.history):
+            if self.step == 0 and not any(isinstance(r, EvalRecord) for r in self.history):
                 yield self._remember(self._evaluate(elapsed))
             while self.step < end:
                 if agree_any(self._stop.is_set(), self.dist):
@@ -435,17 +448,9 @@ class Trainer:
     def _next_batch_starts(self) -> torch.Tensor:
         """Where the next step's windows start, drawn once (evaluations draw it first)."""
         if self._next_starts is None:
-            self._next_starts = self._starts(self.train_ids, self.config.batch_size, self._train_gen)
+            self._next_starts = self.streams.train_starts(
+                len(self.train_ids), self.config.batch_size, self.block_size)
         return self._next_starts
-
-    def _starts(self, ids: torch.Tensor, batch_size: int, generator: torch.Generator) -> torch.Tensor:
-        """``batch_size`` random window starts in ``ids`` (each window: block_size + 1 tokens)."""
-        return torch.randint(len(ids) - self.block_size, (batch_size,), generator=generator)
-
-    def _batch(self, ids: torch.Tensor, batch_size: int,
-               generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-        """``batch_size`` random windows: inputs (B, T) and the next tokens (B, T)."""
-        return self._gather(ids, self._starts(ids, batch_size, generator))
 
     def _gather(self, ids: torch.Tensor, starts: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The windows of ``ids`` that begin at ``starts``: inputs and next tokens, (B, T) each.
@@ -474,7 +479,8 @@ class Trainer:
             for ids in (self.train_ids, self.val_ids):
                 losses = torch.zeros(cfg.eval_iters, device=self.device)
                 for i in range(cfg.eval_iters):
-                    x, y = self._batch(ids, self.micro_batch, self._eval_gen)
+                    starts = self.streams.eval_starts(len(ids), self.micro_batch, self.block_size)
+                    x, y = self._gather(ids, starts)
                     with autocast_context(self.device, self.dtype):
                         losses[i] = self._forward(x, y)[1]
                 means.append(losses.mean())
@@ -490,8 +496,8 @@ class Trainer:
         train_loss, val_loss = self.evaluate()
         return EvalRecord(
             self.step, self.tokens, train_loss, val_loss,
-            bits_per_char(train_loss, self.chars_per_token),
-            bits_per_char(val_loss, self.chars_per_token),
+            bits_per_char(train_loss, self.chars_per_token[0]),
+            bits_per_char(val_loss, self.chars_per_token[1]),
             elapsed(), self._sample())
 
     def _sample(self) -> str | None:
@@ -500,12 +506,12 @@ class Trainer:
             return None
         from playground.generate import generate_text
 
-        return generate_text(self.model, self.tokenizer, "", max_new_tokens=self.config.sample_tokens,
-                             temperature=SAMPLE_TEMPERATURE, seed=self.config.seed)
+        sampling = SampleConfig(max_new_tokens=self.config.sample_tokens, seed=self.config.seed)
+        return generate_text(self.model, self.tokenizer, "", sampling)
 
     def _remember(self, record: Record) -> Record:
         if not isinstance(record, StepRecord) or record.step % self._history_stride == 0:
-            self.history.append(record.to_dict())
+            self.history.append(record)
         return record
 
     # -- failures -----------------------------------------------------------------------------
@@ -546,11 +552,10 @@ class Trainer:
             "elapsed": self.elapsed,
             "train_time": self.train_time,
             "optimizer": self.optimizer.state_dict(),
-            "train_rng": self._train_gen.get_state(),
-            "eval_rng": self._eval_gen.get_state(),
+            **self.streams.state_dict(),
             "next_starts": self._next_starts,
             "torch_rng": torch.get_rng_state(),
-            "history": [dict(r) for r in self.history],
+            "history": list(self.history),  # records: checkpoint writes them as JSON
         }
         if self.scaler is not None:
             state["scaler"] = self.scaler.state_dict()
@@ -564,15 +569,14 @@ class Trainer:
         self.elapsed = float(state["elapsed"])
         self.train_time = float(state["train_time"])
         self.optimizer.load_state_dict(state["optimizer"])
-        self._train_gen.set_state(state["train_rng"])
-        self._eval_gen.set_state(state["eval_rng"])
+        self.streams.load_state_dict(state)
         self._next_starts = state.get("next_starts")  # older bundles lack it
         torch.set_rng_state(state["torch_rng"])
         if self.scaler is not None and "scaler" in state:
             self.scaler.load_state_dict(state["scaler"])
         if self.device.type == "cuda" and "cuda_rng" in state:
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
-        self.history = [dict(r) for r in state["history"]]
+        self.history = list(state["history"])
         self._step_times.clear()
         if self.dist.rank:  # the bundle holds rank 0's dropout stream; the others start afresh
             seed = self.config.seed + self.dist.rank + self.dist.world_size * self.step

@@ -14,6 +14,7 @@ import torch
 from playground.checkpoint import load_bundle
 from playground.cli import build_parser, main
 from playground.config import PRESETS, ModelConfig, TrainConfig
+from playground.train import EvalRecord, StepRecord
 
 from checks import REPO, tiny_flags
 
@@ -90,8 +91,8 @@ def test_resume_continues_exactly_where_the_run_stopped(tmp_path, corpus_file, c
     b, c = load_bundle(tmp_path / "b.zip"), load_bundle(tmp_path / "c.zip")
     for name, tensor in c.model.state_dict().items():
         assert torch.equal(b.model.state_dict()[name], tensor), name
-    assert [r["loss"] for r in b.history if r["kind"] == "step"] == [
-        r["loss"] for r in c.history if r["kind"] == "step"]
+    assert [r.loss for r in b.history if isinstance(r, StepRecord)] == [
+        r.loss for r in c.history if isinstance(r, StepRecord)]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -115,7 +116,7 @@ def test_resuming_refuses_a_new_model_shape_and_a_foreign_file(tmp_path, corpus_
     status, _, err = run(capsys, "train", "--resume", bundle, "--n_layer", 2)
     assert status == 2 and "--n_layer cannot change" in err
     status, _, err = run(capsys, "train", "--resume", bundle, "--corpus", corpus_file)
-    assert status == 2 and "already done all 2 steps" in err
+    assert status == 2 and "already trained 2 steps" in err
     not_a_bundle = tmp_path / "notes.zip"
     not_a_bundle.write_bytes(b"hello")
     status, _, err = run(capsys, "generate", not_a_bundle)
@@ -137,6 +138,8 @@ def test_presets_and_info(tmp_path, corpus_file, capsys):
     status, out, _ = run(capsys, "info", bundle)
     info = json.loads(out)
     assert status == 0 and info["step"] == 3 and info["model_config"]["n_embd"] == 16
+    last = [r for r in load_bundle(bundle).history if isinstance(r, EvalRecord)][-1]
+    assert last.step == 3 and info["last_eval"] == {"kind": "eval", **dataclasses.asdict(last)}
 
 
 def test_the_module_entry_point_trains_and_ctrl_c_stops_and_saves(tmp_path, corpus_file):

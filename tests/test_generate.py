@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from playground.insight.attention import attention_maps
-from playground.config import ModelConfig
+from playground.config import ModelConfig, SampleConfig
 from playground.generate import generate, generate_text, logits_to_probs, sample
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
@@ -55,31 +55,32 @@ def test_cached_generation_equals_uncached_past_the_context(char_tok, pos):
     """Greedy output with the KV cache equals recomputing, for 60 tokens with context 16:
     the window slides several times (learned positions included)."""
     model = _model(char_tok, pos=pos)
-    kwargs = dict(max_new_tokens=60, temperature=0)
-    with_cache = [s.token_id for s in generate(model, char_tok, "To be", use_cache=True, **kwargs)]
-    without = [s.token_id for s in generate(model, char_tok, "To be", use_cache=False, **kwargs)]
+    sampling = SampleConfig(max_new_tokens=60, temperature=0)
+    with_cache = [s.token_id for s in generate(model, char_tok, "To be", sampling, use_cache=True)]
+    without = [s.token_id for s in generate(model, char_tok, "To be", sampling, use_cache=False)]
     assert len(with_cache) == 60
     assert with_cache == without
 
 
 def test_seeded_sampling_streams_the_same_text_twice(char_tok):
     model = _model(char_tok)
-    kwargs = dict(max_new_tokens=30, temperature=1.0, top_k=5, seed=7)
-    a = generate_text(model, char_tok, "the", **kwargs)
-    b = generate_text(model, char_tok, "the", **kwargs)
+    sampling = SampleConfig(max_new_tokens=30, temperature=1.0, top_k=5, seed=7)
+    a = generate_text(model, char_tok, "the", sampling)
+    b = generate_text(model, char_tok, "the", sampling)
     assert a == b and len(a) == 30
 
 
 def test_long_prompt_is_cropped_and_empty_prompt_starts_from_newline(char_tok):
     model = _model(char_tok)
     long_prompt = TEXT * 3  # far longer than the 16-token context
-    assert len(generate_text(model, char_tok, long_prompt, max_new_tokens=5, temperature=0)) == 5
-    assert len(generate_text(model, char_tok, "", max_new_tokens=5, temperature=0)) == 5
+    assert len(generate_text(model, char_tok, long_prompt, SampleConfig(5, temperature=0))) == 5
+    assert len(generate_text(model, char_tok, "", SampleConfig(5, temperature=0))) == 5
 
 
 def test_each_step_carries_the_top_next_tokens(char_tok):
     model = _model(char_tok)
-    steps = list(generate(model, char_tok, "to", max_new_tokens=3, temperature=1.0, seed=0, top_n=10))
+    steps = list(generate(model, char_tok, "to", SampleConfig(3, temperature=1.0, seed=0),
+                          top_n=10))
     for step in steps:
         assert len(step.top) == 10
         probs = [p for _, p in step.top]
@@ -91,14 +92,14 @@ def test_bpe_generation_streams_whole_characters():
     text = "你好，世界。Привет, мир! 😀 hello world. " * 20
     tok = train_tokenizer("bpe", text, vocab_size=300)
     model = _model(tok, block_size=32)
-    steps = list(generate(model, tok, "你好", max_new_tokens=40, temperature=1.0, seed=1))
+    steps = list(generate(model, tok, "你好", SampleConfig(40, temperature=1.0, seed=1)))
     streamed = "".join(s.text for s in steps)
     assert streamed == tok.decode([s.token_id for s in steps])
 
 
 def test_generation_leaves_the_model_in_its_mode(char_tok):
     model = _model(char_tok).train()
-    generate_text(model, char_tok, "to", max_new_tokens=2)
+    generate_text(model, char_tok, "to", SampleConfig(max_new_tokens=2))
     assert model.training
 
 
@@ -115,8 +116,8 @@ def test_attention_maps_for_a_text(char_tok):
 
 
 @pytest.mark.parametrize("call, english", [
-    (lambda model, tok: list(generate(model, tok, "to", max_new_tokens=-1)),
-     "max_new_tokens cannot be negative."),
+    (lambda model, tok: list(generate(model, tok, "to", SampleConfig(max_new_tokens=-1))),
+     "max_new_tokens must be between 1 and 2,000, got -1."),
     (lambda model, tok: attention_maps(model, tok, "   "),
      "Type some text to look at: the attention map needs at least one token."),
 ])

@@ -5,6 +5,7 @@ the bundle file is not repeated here; these tests go through what a visitor uses
 Start/Stop handlers, the Download button's bundle, the upload box, a closed tab.
 """
 
+import dataclasses
 import json
 import time
 import uuid
@@ -20,6 +21,7 @@ from playground.config import ModelConfig, TrainConfig
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, StepRecord, Trainer, prepare_data
+from playground import prepare
 from playground.ui import corpus_tab, tokenizer_tab, train_tab
 from playground.ui.app import build_demo, launch
 from playground.ui.session import Session, app_temp_dir
@@ -68,8 +70,8 @@ def finish(run):
 
 
 def without_timing(records):
-    return [{k: v for k, v in r.items() if k not in ("elapsed", "tokens_per_s")}
-            for r in records if r["kind"] != "end"]
+    return [(type(r), {k: v for k, v in dataclasses.asdict(r).items() if k not in ("elapsed", "tokens_per_s")})
+            for r in records if not isinstance(r, EndRecord)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -118,7 +120,7 @@ def fault_at_step(monkeypatch, k, fault):
 
     ``fault`` may raise (out of memory) or return a replacement loss (NaN).
     """
-    build = train_tab._new_model
+    build = prepare.new_model
 
     def new_model(model_cfg, seed):
         model = build(model_cfg, seed)
@@ -135,7 +137,7 @@ def fault_at_step(monkeypatch, k, fault):
         model.forward = patched
         return model
 
-    monkeypatch.setattr(train_tab, "_new_model", new_model)
+    monkeypatch.setattr(prepare, "new_model", new_model)
 
 
 def clean_weights_after(tiny_text, steps):
@@ -166,7 +168,7 @@ def test_a_fault_ends_the_run_with_a_message_and_the_last_good_weights_download(
     assert bundle.trainer_state["step"] == 6
     assert all(torch.isfinite(t).all() for t in bundle.model.state_dict().values())
     assert_same_weights(weights(bundle.model), good)
-    assert bundle.history[-1]["kind"] == "end" and bundle.history[-1]["step"] == 6
+    assert isinstance(bundle.history[-1], EndRecord) and bundle.history[-1].step == 6
 
 
 def test_a_loss_spike_is_survived_and_named_by_the_coach():

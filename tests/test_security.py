@@ -26,6 +26,7 @@ from playground.checkpoint import BundleError, load_bundle, save_bundle
 from playground.config import ModelConfig, TrainConfig
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
+from playground import prepare
 from playground.ui import train_tab
 from playground.ui.app import LOCKED_DOWN, MAX_FILE_SIZE, build_demo, launch
 
@@ -331,7 +332,7 @@ def nothing_may_start(monkeypatch):
         started.append("model")
         raise Started
 
-    monkeypatch.setattr(train_tab, "_new_model", new_model)
+    monkeypatch.setattr(prepare, "new_model", new_model)
     return started
 
 
@@ -374,7 +375,7 @@ def test_a_model_bigger_than_the_free_memory_is_refused_before_it_is_built(
     with pytest.raises(gr.Error, match="of memory to train, but only .* is free"):
         list(train_tab.train_model(session, False, *huge))
     # and a tiny model on a machine with 1 KB free
-    monkeypatch.setattr(train_tab, "available_memory", lambda device: 2**10)
+    monkeypatch.setattr(prepare, "available_memory", lambda device: 2**10)
     with pytest.raises(gr.Error, match="Make it smaller"):
         list(train_tab.train_model(session, False, *settings()))
     assert nothing_may_start == [] and session.model is None

@@ -9,7 +9,7 @@ import threading
 import pytest
 import torch
 
-from playground.checkpoint import load_bundle, save_bundle
+from playground.checkpoint import load_bundle, records_from_json, records_to_json, save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, TrainConfig, replace
 from playground.i18n import Message, error_text, localize
 from playground.model import GPT
@@ -23,7 +23,6 @@ from playground.train import (
     lr_at,
     prepare_data,
     random_state_after_init,
-    record_from_dict,
 )
 
 from checks import CJK, assert_translated
@@ -128,11 +127,11 @@ def test_a_run_yields_steps_evaluations_and_one_end_record():
     assert trainer.done and trainer.step == 12
 
 
-def test_bits_per_char_use_the_tokenizers_characters_per_token():
-    trainer = make_trainer(config=tiny_config(max_steps=2), chars_per_token=2.5)
+def test_bits_per_char_use_each_splits_own_characters_per_token():
+    trainer = make_trainer(config=tiny_config(max_steps=2), chars_per_token=(2.5, 1.7))
     ev = next(r for r in trainer.run() if isinstance(r, EvalRecord))
     assert ev.train_bpc == pytest.approx(ev.train_loss / math.log(2) / 2.5)
-    assert ev.val_bpc == pytest.approx(ev.val_loss / math.log(2) / 2.5)
+    assert ev.val_bpc == pytest.approx(ev.val_loss / math.log(2) / 1.7)
 
 
 @pytest.mark.parametrize("stream", ["separate", "nanogpt"])
@@ -197,12 +196,13 @@ def test_the_nanogpt_stream_continues_from_the_weights_draws():
         random_state_after_init(tiny_model().config, cfg.seed))
 
 
-def test_history_holds_every_record_as_a_json_ready_dict():
+def test_history_holds_every_record_itself_and_they_survive_json():
     trainer = make_trainer()
     records = list(trainer.run())
-    assert trainer.history == [r.to_dict() for r in records]
-    assert [record_from_dict(d) for d in json.loads(json.dumps(trainer.history))] == records
-    assert {d["kind"] for d in trainer.history} == {"step", "eval", "end"}
+    assert trainer.history == records
+    as_json = json.loads(json.dumps(records_to_json(trainer.history)))
+    assert records_from_json(as_json, "run.zip") == records
+    assert {r.kind for r in trainer.history} == {d["kind"] for d in as_json} == {"step", "eval", "end"}
 
 
 def test_eval_records_carry_a_sample_when_asked():
@@ -439,7 +439,7 @@ def test_resume_from_a_bundle_equals_one_straight_run(tmp_path, stream):
     resumed_evals = [(r.step, r.val_loss) for r in head + tail if isinstance(r, EvalRecord)]
     assert resumed_evals == straight_evals
     assert_same_weights(weights(bundle.model), weights(straight_model))
-    assert resumed.history[: len(head)] == [r.to_dict() for r in head]
+    assert resumed.history[: len(head)] == head
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,8 +494,8 @@ def _raises(make) -> ConfigError:
     (lambda: Trainer(tiny_model(), token_stream() + 1, token_stream(), tiny_config()),
      "The training tokens run from 1 to 16, but the model knows only 16 tokens (0 to 15). "
      "Build the model with the tokenizer's vocab_size.", ["1", "16", "15", "vocab_size"]),
-    (lambda: make_trainer(chars_per_token=0),
-     "chars_per_token must be positive, got 0.", ["chars_per_token", "0"]),
+    (lambda: make_trainer(chars_per_token=(1.5, 0)),
+     "chars_per_token must be positive, got (1.5, 0).", ["chars_per_token", "1.5", "0"]),
 ])
 def test_data_errors_keep_their_english_and_have_chinese(make, english, kept):
     assert_translated(_raises(make), english, kept)
@@ -579,4 +579,4 @@ def test_an_end_message_survives_history_pickling_and_json():
     assert localize(as_dict["message"], "zh-CN") == localize(end.message, "zh-CN")
     again = pickle.loads(pickle.dumps(end))
     assert again == end and localize(again.message, "zh-CN") == localize(end.message, "zh-CN")
-    assert record_from_dict(json.loads(json.dumps(trainer.history))[-1]) == end
+    assert records_from_json(json.loads(json.dumps(records_to_json(trainer.history))), "run.zip")[-1] == end

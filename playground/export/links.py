@@ -37,8 +37,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.config import SAMPLE_RANGES, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import Message, msg
+from playground.tokenizer import KINDS as TOKENIZER_KINDS
 
 VERSION = 1
 MAX_QUERY_CHARS = 8_000  # browsers and servers accept ~8 KB of URL; a longer link is not ours
@@ -46,7 +47,7 @@ MAX_FIELDS = 100  # about 60 settings exist
 MAX_PROMPT_CHARS = 2_000
 CORPUS_CHOICES = ("bundled", "hub", "upload", "paste")  # Corpus.source
 OWN_TEXT = ("upload", "paste")  # corpus choices whose text a link cannot carry
-TOKENIZER_CHOICES = ("char", "bpe")
+TOKENIZER_CHOICES = TOKENIZER_KINDS
 
 # The defaults of format version 1, frozen: a v=1 link always means these plus its values.
 # (ModelConfig's vocab_size is not shared: it follows the tokenizer.)
@@ -151,14 +152,14 @@ def _check(settings: dict[str, Any]) -> None:
         raise ShareError(msg("share_err_vocab", value=f"{settings['vocab_size']:,}"))
     if len(settings["prompt"]) > MAX_PROMPT_CHARS:
         raise ShareError(msg("share_err_prompt", max_chars=f"{MAX_PROMPT_CHARS:,}"))
-    ranges = {"max_new_tokens": (1, 2_000), "temperature": (0.0, 2.0), "top_k": (0, 200),
-              "top_p": (0.05, 1.0), "sample_seed": (0, 2**63 - 1)}
+    # the sampling settings' own ranges (the link calls the sampling seed sample_seed)
+    ranges = {("sample_seed" if key == "seed" else key): r for key, r in SAMPLE_RANGES.items()}
     for key, (low, high) in ranges.items():
         if not low <= settings[key] <= high:
             raise ShareError(msg("share_err_range", setting=key, low=f"{low:g}", high=f"{high:g}",
                                  value=f"{settings[key]:g}"))
     try:
-        SharedSettings(settings).train_config
+        SharedSettings(settings).train_config  # noqa: B018 (building the config validates it)
         SharedSettings(settings).model_config(vocab_size=256)
     except (ConfigError, TypeError) as exc:
         said = exc.args[0] if len(exc.args) == 1 else None  # a ConfigError's Message stays one

@@ -224,3 +224,17 @@ def peak_flops(
     if n is None:
         n = 2048 if device.type == "cpu" else 8192
     return 2 * n**3 / _median_matmul_seconds(n, dtype, reps, device)
+
+
+def available_memory(device: torch.device) -> int | None:
+    """Free bytes on ``device`` (GPU memory, or the machine's available RAM); None if unknown."""
+    try:
+        if device.type == "cuda":
+            return int(torch.cuda.mem_get_info(device)[0])
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return None

@@ -16,6 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from playground.i18n import msg
+
 
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: int = 0o644) -> Iterator[BinaryIO]:
@@ -44,3 +46,18 @@ def atomic_write(path: str | os.PathLike, mode: int = 0o644) -> Iterator[BinaryI
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def human_bytes(n: float) -> str:
+    """A size for people, in binary units as file managers show them.
+
+    >>> human_bytes(2_500_000), human_bytes(3 * 2**30), human_bytes(512)
+    ('2.4 MB', '3.0 GB', '512 bytes')
+    """
+    if n < 1024:
+        return msg("corpus_err_bytes", n=f"{n:,.0f}")
+    for unit in ("KB", "MB", "GB"):
+        n /= 1024
+        if n < 1024:
+            return f"{n:,.1f} {unit}"
+    return f"{n / 1024:,.1f} TB"

@@ -14,6 +14,7 @@ import time
 
 import gradio as gr
 
+from playground.config import SAMPLE_RANGES, SampleConfig
 from playground.generate import generate
 from playground.i18n import msg, t
 from playground.insight.memorization import K, CopyIndex
@@ -24,11 +25,8 @@ from playground.ui.session import (Session, default_corpus, ensure, friendly_err
 
 PUSHES_PER_S = 10
 MEMO_DEFAULT_CHARS = 20
+DEFAULTS = SampleConfig()  # the sliders start here
 MEMO_MAX_CHARS = 200
-
-
-def _none_if_off(value: float | None, off: float) -> float | None:
-    return None if value is None or value == off else value
 
 
 @friendly_errors
@@ -36,17 +34,14 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
                   top_k: float, top_p: float, seed: float):
     """Stream (session, text, next-token figure) as the model writes.
 
-    ``top_k`` 0 and ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new text each time.
+    The values are a ``SampleConfig``'s (it refuses what is out of range); ``top_k`` 0 and
+    ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new text each time.
     """
     session = ensure(session)
     require_model(session, msg("page_action_generate"))
-    model, tokenizer = session.model, session.model_tokenizer
-    max_new_tokens = int(max_new_tokens)
-    if not 1 <= max_new_tokens <= 5000:
-        raise ValueError(msg("gen_status_max_tokens"))
-    steps = generate(model, tokenizer, prompt or "", max_new_tokens=max_new_tokens,
-                     temperature=float(temperature), top_k=_none_if_off(int(top_k), 0),
-                     top_p=_none_if_off(float(top_p), 1.0), seed=int(seed) or None)
+    sampling = SampleConfig(int(max_new_tokens), float(temperature), int(top_k), float(top_p),
+                            int(seed) or None)
+    steps = generate(session.model, session.model_tokenizer, prompt or "", sampling)
     text, top, last_push = prompt or "", [], 0.0
     for step in steps:
         text += step.text
@@ -107,14 +102,16 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.
             prompt = gr.Textbox("ROMEO:", label=tr("prompt"), lines=2,
                                 info=tr("prompt_info"))
             with gr.Row():
-                max_new_tokens = gr.Slider(1, 2000, value=300, step=1, label=tr("max_new_tokens"),
+                max_new_tokens = gr.Slider(*SAMPLE_RANGES["max_new_tokens"], value=DEFAULTS.max_new_tokens, step=1,
+                                           label=tr("max_new_tokens"),
                                            info=tr("max_new_tokens_info"))
-                temperature = gr.Slider(0.0, 2.0, value=0.8, step=0.05, label=tr("temperature"),
+                temperature = gr.Slider(*SAMPLE_RANGES["temperature"], value=DEFAULTS.temperature,
+                                        step=0.05, label=tr("temperature"),
                                         info=tr("temperature_info"))
             with gr.Row():
-                top_k = gr.Slider(0, 200, value=0, step=1, label=tr("top_k"),
+                top_k = gr.Slider(*SAMPLE_RANGES["top_k"], value=DEFAULTS.top_k, step=1, label=tr("top_k"),
                                   info=tr("top_k_info"))
-                top_p = gr.Slider(0.05, 1.0, value=1.0, step=0.05, label=tr("top_p"),
+                top_p = gr.Slider(*SAMPLE_RANGES["top_p"], value=DEFAULTS.top_p, step=0.05, label=tr("top_p"),
                                   info=tr("top_p_info"))
                 seed = gr.Number(0, label=tr("sample_seed"), precision=0, minimum=0,
                                  info=tr("sample_seed_info"))

@@ -55,7 +55,7 @@ def train_tokenizer_handler(session: Session | None, kind: str,
 
     sample = corpus.text[:SAMPLE_CHARS]
     ids = tokenizer.encode(sample)
-    cpt = tokenizer.chars_per_token(corpus.text[:100_000])
+    cpt = tokenizer.chars_per_token(corpus.text)  # the whole corpus: the figure the summary states
     summary = t("tok_status_trained_char" if kind == "char" else "tok_status_trained_bpe", lang,
                 name=localize(corpus.name, lang), vocab=f"{tokenizer.vocab_size:,}",
                 chars_per_token=f"{cpt:.2f}")

@@ -19,16 +19,17 @@ import time
 from typing import Any, Sequence
 
 import gradio as gr
-import torch
 
 from playground.checkpoint import load_bundle, save_bundle
-from playground.config import PRESETS, ConfigError, ModelConfig, Preset, TrainConfig, replace
-from playground.runtime.device import describe_device, pick_device
+from playground.config import CHOICES, DEFAULT_PRESET, PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import error_text, localize, msg, normalize_language, t
-from playground.model import GPT, count_params, estimate_memory
+from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
+from playground.prepare import PreparedRun, prepare_run
+from playground.runtime.device import describe_device, pick_device
+from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
-from playground.train import EndRecord, EvalRecord, StepRecord, prepare_data
+from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import loss_panel, zerogpu
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
@@ -48,15 +49,8 @@ def next_push_interval(build_seconds: float) -> float:
     (0.25, 2.0)
     """
     return max(1 / PUSHES_PER_S, 2 * build_seconds / PLOT_TIME_BUDGET)
-MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of the free memory
 DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
-CPT_SAMPLE_CHARS = 100_000
 
-# A first run for newcomers: the tiny preset, fewer steps, more frequent evaluations.
-QUICK = Preset(
-    "quick", "The tiny model for 300 steps: a first run in a minute or two on a laptop CPU.",
-    PRESETS["tiny"].model, replace(PRESETS["tiny"].train, max_steps=300, eval_interval=50))
-PAGE_PRESETS: dict[str, Preset] = {"quick": QUICK, **PRESETS}
 
 
 def preset_key(name: str) -> str:
@@ -90,25 +84,14 @@ SECTION_KEYS = {"Model shape": "section_shape", "Architecture variants": "sectio
                 "Evaluation, data split, device": "section_evaluation"}
 ROW_WIDTH = 6  # settings per row; more squeezes their explanations
 
-CHOICES = {
-    "pos": ["learned", "sinusoidal", "rope", "none"],
-    "norm": ["layernorm", "rmsnorm"],
-    "norm_placement": ["pre", "post"],
-    "activation": ["gelu", "relu", "swiglu"],
-    "device": ["auto", "cpu", "cuda", "mps"],
-    "dtype": ["auto", "float32", "bfloat16", "float16"],
-    "rng_stream": ["separate", "nanogpt"],
-}
-
-
 # --- settings <-> configs ---------------------------------------------------------------------
 
 def preset_values(name: str) -> list[Any]:
     """The values of every widget in ``SETTINGS`` order for a preset."""
-    if name not in PAGE_PRESETS:
+    if name not in PRESETS:
         raise ConfigError(msg("train_status_unknown_preset", name=repr(name),
-                              choices=", ".join(PAGE_PRESETS)))
-    preset = PAGE_PRESETS[name]
+                              choices=", ".join(PRESETS)))
+    preset = PRESETS[name]
     return ([getattr(preset.model, f) for f in MODEL_SETTINGS]
             + [getattr(preset.train, f) for f in TRAIN_SETTINGS])
 
@@ -146,34 +129,6 @@ def _vocab_size(session: Session) -> int:
     return session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
 
 
-def _human_bytes(n: float, lang: str = "en") -> str:
-    """
-    >>> _human_bytes(512), _human_bytes(3 * 2**20), _human_bytes(512, "zh-CN")
-    ('512 bytes', '3.0 MB', '512 字节')
-    """
-    for unit in ("bytes", "KB", "MB", "GB", "TB"):
-        if n < 1024 or unit == "TB":
-            if unit == "bytes":
-                return t("train_status_bytes", lang, n=f"{n:,.0f}")
-            return f"{n:,.1f} {unit}"
-        n /= 1024
-    return ""
-
-
-def available_memory(device: torch.device) -> int | None:
-    """Free bytes on ``device`` (GPU memory, or the machine's available RAM); None if unknown."""
-    try:
-        if device.type == "cuda":
-            return int(torch.cuda.mem_get_info(device)[0])
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, RuntimeError, ValueError):
-        return None
-    return None
-
-
 def describe_settings(session: Session | None, *values: Any) -> str:
     """Markdown: parameter count, memory estimate and tokens per step, or what is wrong."""
     session = ensure(session)
@@ -184,7 +139,7 @@ def describe_settings(session: Session | None, *values: Any) -> str:
         return t("train_status_check", lang, error=error_text(error, lang))
     key = "train_status_summary" if session.tokenizer else "train_status_summary_default_vocab"
     return t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
-             memory=_human_bytes(estimate_memory(model_cfg, train_cfg), lang),
+             memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
              tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
              steps=f"{train_cfg.max_steps:,}")
 
@@ -257,50 +212,27 @@ def stop_training(session: Session | None) -> None:
     gr.Info(t("train_status_stopping", session.lang), title=t("title_info", session.lang))
 
 
-def _plan(session: Session, continue_training: bool, values: Sequence[Any]):
-    """Check everything before a run starts; returns what the run needs, or raises."""
+def _plan(session: Session, continue_training: bool, values: Sequence[Any]) -> PreparedRun:
+    """Check everything before a run starts (``prepare_run``); returns the run, or raises."""
     corpus = session.corpus_or_default()
+    # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
+    check = not zerogpu.ON_ZERO_GPU
     if continue_training:
         require_model(session, msg("page_action_continue"))
-        tokenizer = session.model_tokenizer
-        model_cfg = session.model_config
-        _, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
-        state = session.trainer_state
-        done = int(state["step"]) if state else 0
-        if train_cfg.max_steps <= done:
-            raise ConfigError(msg("train_status_already_trained", done=f"{done:,}"))
-    else:
-        tokenizer = session.tokenizer
-        if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
-            tokenizer = train_tokenizer("char", corpus.text)
-            session.tokenizer, session.tokenizer_corpus = tokenizer, corpus
-            gr.Info(t("train_status_auto_char", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
-                    title=t("title_info", session.lang))
-        if session.tokenizer_corpus is not corpus:
-            raise ConfigError(msg("train_status_other_corpus", name=corpus.name))
-        model_cfg, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
-        state = None
-    # on ZeroGPU the GPU exists only inside a chunk, so there is nothing to measure here
-    device = pick_device(train_cfg.device) if not zerogpu.ON_ZERO_GPU else None
-    need = estimate_memory(model_cfg, train_cfg)
-    free = available_memory(device) if device is not None else None
-    if free is not None and need > MEMORY_HEADROOM * free:
-        raise ConfigError(msg("train_status_memory", need=_human_bytes(need),
-                              free=_human_bytes(free), device=device.type))
-    train_ids, val_ids = prepare_data(corpus.text, tokenizer, train_cfg.val_fraction,
-                                      block_size=model_cfg.block_size)
-    cpt = tokenizer.chars_per_token(corpus.text[:CPT_SAMPLE_CHARS])
-    return corpus, tokenizer, model_cfg, train_cfg, state, train_ids, val_ids, cpt
-
-
-def _new_model(model_cfg: ModelConfig, seed: int) -> GPT:
-    """A freshly initialised model; the seed makes the same settings start from the same weights.
-
-    (Seeded in a forked RNG, so other visitors' use of the global generator is untouched.)
-    """
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        return GPT(model_cfg)
+        _, train_cfg = configs_from_settings(values, session.model_tokenizer.vocab_size)
+        return prepare_run(corpus, session.model_tokenizer, session.model_config, train_cfg,
+                           model=session.model, trainer_state=session.trainer_state,
+                           check_free_memory=check)
+    tokenizer = session.tokenizer
+    if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
+        tokenizer = train_tokenizer("char", corpus.text)
+        session.tokenizer, session.tokenizer_corpus = tokenizer, corpus
+        gr.Info(t("train_status_auto_char", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
+                title=t("title_info", session.lang))
+    if session.tokenizer_corpus is not corpus:
+        raise ConfigError(msg("train_status_other_corpus", name=corpus.name))
+    model_cfg, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
+    return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check)
 
 
 def _save_bundle(session: Session) -> str:
@@ -325,12 +257,10 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
     if session.running:
         raise gr.Error(t("train_status_already_running", lang),
                        title=t("title_already_training", lang), print_exception=False)
-    corpus, tokenizer, model_cfg, train_cfg, state, train_ids, val_ids, cpt = _plan(
-        session, continue_training, values)
-    model = session.model if continue_training else _new_model(model_cfg, train_cfg.seed)
-    run = zerogpu.start_run(model, train_ids, val_ids, train_cfg, chars_per_token=cpt,
-                            tokenizer=tokenizer, trainer_state=state, workdir=session.workdir(),
-                            chunk_seconds=chunk_seconds)
+    plan = _plan(session, continue_training, values)
+    corpus, tokenizer = plan.corpus, plan.tokenizer
+    model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
+    run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
     # From here on the session holds the model being trained: Stop (or a failure) keeps it.
     session.model, session.model_tokenizer = run.model, tokenizer
     session.model_config, session.train_config = model_cfg, train_cfg
@@ -350,7 +280,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
             if session.stop_requested:
                 run.stop()
                 session.stop_requested = False
-            live.append(rec.to_dict())
+            live.append(rec)
             if isinstance(rec, StepRecord):
                 status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang)
             elif isinstance(rec, EvalRecord):
@@ -371,7 +301,8 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
         bundle = _save_bundle(session)
         status = _end_status(end, last_eval, lang)
         loss_panel.coach(session, session.history, model_cfg, train_cfg, len(train_ids))
-        loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg, cpt)
+        loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg,
+                          plan.data.val_chars_per_token)
         yield (session, loss_panel.figure(session, session.history), status, samples,
                gr.DownloadButton(value=bundle, visible=True), session.coach)
     finally:
@@ -428,7 +359,7 @@ def upload_bundle(session: Session | None, path: str | None):
 def _widget(name: str, value: Any) -> gr.components.Component:
     label, info = setting_label(name), setting_info(name)  # translated in the browser (i18n.py)
     if name in CHOICES:
-        return gr.Dropdown(CHOICES[name], value=value, label=label, info=info)
+        return gr.Dropdown(list(CHOICES[name]), value=value, label=label, info=info)
     if isinstance(value, bool):
         return gr.Checkbox(value=value, label=label, info=info)
     if isinstance(value, int):
@@ -439,9 +370,9 @@ def _widget(name: str, value: Any) -> gr.components.Component:
 def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     gr.Markdown(tr("train_intro"))
     device = gr.Markdown(device_line())
-    preset = gr.Dropdown([(tr(preset_key(name)), name) for name in PAGE_PRESETS],
-                         value="quick", label=tr("preset"), info=tr("preset_info"))
-    values = dict(zip(SETTINGS, preset_values("quick")))
+    preset = gr.Dropdown([(tr(preset_key(name)), name) for name in PRESETS],
+                         value=DEFAULT_PRESET, label=tr("preset"), info=tr("preset_info"))
+    values = dict(zip(SETTINGS, preset_values(DEFAULT_PRESET)))
     widgets: dict[str, gr.components.Component] = {}
     for section, names in SECTIONS.items():
         with gr.Accordion(tr(SECTION_KEYS[section]), open=section in OPEN_SECTIONS):

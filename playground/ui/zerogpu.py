@@ -37,7 +37,8 @@ import torch  # noqa: E402
 
 from playground.config import ModelConfig, TrainConfig  # noqa: E402
 from playground.model import GPT  # noqa: E402
-from playground.train import EndRecord, StepRecord, Trainer  # noqa: E402
+from playground.prepare import PreparedRun, RunData, build_trainer  # noqa: E402
+from playground.train import EndRecord, Record, StepRecord  # noqa: E402
 
 ON_ZERO_GPU = os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in {"1", "true", "yes"}
 CHUNK_SECONDS = float(os.environ.get("PLAYGROUND_CHUNK_SECONDS", "45"))
@@ -69,9 +70,9 @@ def _eval_due(record: Any, config: TrainConfig) -> bool:
 
 
 @gpu(duration=int(CHUNK_SECONDS + 30))  # GPU seconds per call: the budget, start-up, transfer
-def train_chunk(model_config: dict, weights: dict, train_ids: torch.Tensor, val_ids: torch.Tensor,
-                train_config: dict, trainer_state: dict | None, chars_per_token: float,
-                tokenizer, stop_path: str, seconds: float = CHUNK_SECONDS) -> Iterator[Any]:
+def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: dict,
+                trainer_state: dict | None, tokenizer, stop_path: str,
+                seconds: float = CHUNK_SECONDS) -> Iterator[Any]:
     """One GPU call: rebuild, train for at most ``seconds``, yield records, then a ChunkState.
 
     Ends early with the trainer's own ``EndRecord`` when the run is done or ``stop_path``
@@ -79,10 +80,8 @@ def train_chunk(model_config: dict, weights: dict, train_ids: torch.Tensor, val_
     """
     model = GPT(ModelConfig.from_dict(model_config))
     model.load_state_dict(weights)
-    trainer = Trainer(model, train_ids, val_ids, TrainConfig.from_dict(train_config),
-                      chars_per_token=chars_per_token, tokenizer=tokenizer)
-    if trainer_state is not None:
-        trainer.load_state_dict(trainer_state)
+    trainer = build_trainer(model, data, TrainConfig.from_dict(train_config), tokenizer,
+                            trainer_state)
     started = time.monotonic()
     run = trainer.run()
     for record in run:
@@ -100,20 +99,16 @@ def train_chunk(model_config: dict, weights: dict, train_ids: torch.Tensor, val_
 class LocalRun:
     """One ``Trainer`` in this process; the model is trained in place."""
 
-    def __init__(self, model: GPT, train_ids, val_ids, train_config: TrainConfig, *,
-                 chars_per_token: float, tokenizer, trainer_state: dict | None, workdir: Path):
-        self.trainer = Trainer(model, train_ids, val_ids, train_config,
-                               chars_per_token=chars_per_token, tokenizer=tokenizer)
-        if trainer_state is not None:
-            self.trainer.load_state_dict(trainer_state)
-        self.model = model
+    def __init__(self, plan: PreparedRun, *, workdir: Path):
+        self.trainer = plan.trainer()
+        self.model = plan.model
 
     @property
     def step(self) -> int:
         return self.trainer.step
 
     @property
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[Record]:
         return self.trainer.history
 
     def records(self) -> Iterator[Any]:
@@ -129,14 +124,11 @@ class LocalRun:
 class ChunkedRun:
     """A run driven in ``train_chunk`` calls; ``model`` (on the CPU) gets each chunk's weights."""
 
-    def __init__(self, model: GPT, train_ids, val_ids, train_config: TrainConfig, *,
-                 chars_per_token: float, tokenizer, trainer_state: dict | None, workdir: Path,
-                 seconds: float = CHUNK_SECONDS):
-        self.model = model.cpu()
-        self.train_ids, self.val_ids = train_ids, val_ids
-        self.train_config, self.tokenizer = train_config, tokenizer
-        self.chars_per_token, self.seconds = chars_per_token, seconds
-        self._state = trainer_state
+    def __init__(self, plan: PreparedRun, *, workdir: Path, seconds: float = CHUNK_SECONDS):
+        self.model = plan.model.cpu()
+        self.data, self.train_config, self.tokenizer = plan.data, plan.train_config, plan.tokenizer
+        self.seconds = seconds
+        self._state = plan.trainer_state
         self.stop_path = workdir / "stop-training"
         self.stop_path.unlink(missing_ok=True)
 
@@ -145,7 +137,7 @@ class ChunkedRun:
         return int(self._state["step"]) if self._state else 0
 
     @property
-    def history(self) -> list[dict[str, Any]]:
+    def history(self) -> list[Record]:
         return list(self._state["history"]) if self._state else []
 
     def records(self) -> Iterator[Any]:
@@ -154,9 +146,9 @@ class ChunkedRun:
             while True:
                 end = None
                 for item in train_chunk(
-                        self.model.config.to_dict(), _to_cpu(self.model.state_dict()),
-                        self.train_ids, self.val_ids, self.train_config.to_dict(), self._state,
-                        self.chars_per_token, self.tokenizer, str(self.stop_path), self.seconds):
+                        self.model.config.to_dict(), _to_cpu(self.model.state_dict()), self.data,
+                        self.train_config.to_dict(), self._state, self.tokenizer,
+                        str(self.stop_path), self.seconds):
                     if isinstance(item, ChunkState):
                         self.model.load_state_dict(item.weights)
                         self._state = item.trainer_state
@@ -177,13 +169,9 @@ class ChunkedRun:
         return self._state
 
 
-def start_run(model: GPT, train_ids, val_ids, train_config: TrainConfig, *, chars_per_token: float,
-              tokenizer, trainer_state: dict | None, workdir: Path,
-              chunk_seconds: float | None = None):
+def start_run(plan: PreparedRun, *, workdir: Path, chunk_seconds: float | None = None):
     """A ``ChunkedRun`` on ZeroGPU (or when ``chunk_seconds`` is given), else a ``LocalRun``."""
-    kwargs = dict(chars_per_token=chars_per_token, tokenizer=tokenizer,
-                  trainer_state=trainer_state, workdir=workdir)
     if chunk_seconds is None and not ON_ZERO_GPU:
-        return LocalRun(model, train_ids, val_ids, train_config, **kwargs)
-    return ChunkedRun(model, train_ids, val_ids, train_config,
-                      seconds=CHUNK_SECONDS if chunk_seconds is None else chunk_seconds, **kwargs)
+        return LocalRun(plan, workdir=workdir)
+    return ChunkedRun(plan, workdir=workdir,
+                      seconds=CHUNK_SECONDS if chunk_seconds is None else chunk_seconds)

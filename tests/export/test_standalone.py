@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as st
 from tokenizers import pre_tokenizers
 
 from playground.checkpoint import save_bundle
-from playground.config import ModelConfig, TrainConfig
+from playground.config import ModelConfig, SampleConfig, TrainConfig
 from playground.export.publish import standalone_script, write_standalone_script
 from playground.generate import generate_text
 from playground.model import GPT
@@ -87,7 +87,8 @@ def test_the_script_writes_what_generate_writes(script, tokenizers, tmp_path, ki
         ours = "".join(script.generate(loaded, script_tok, prompt, 40, sampling["temperature"],
                                        sampling.get("top_k"), sampling.get("top_p"), sampling.get("seed")))
         for use_cache in (False, True):
-            expected = generate_text(model, tok, prompt, max_new_tokens=40, use_cache=use_cache, **sampling)
+            expected = generate_text(model, tok, prompt, SampleConfig(40, **sampling),
+                                     use_cache=use_cache)
             assert ours == expected, (sampling, use_cache)
 
 
@@ -98,7 +99,7 @@ def test_the_script_starts_from_a_newline_on_an_empty_prompt(script, tokenizers,
     loaded, script_tok = script.load_bundle(str(path))
     assert script.prompt_ids(script_tok, "") == tok.encode("\n")
     ours = "".join(script.generate(loaded, script_tok, "", 20, 0.0))
-    assert ours == generate_text(model, tok, "", max_new_tokens=20, temperature=0.0)
+    assert ours == generate_text(model, tok, "", SampleConfig(20, temperature=0.0))
 
 
 @pytest.mark.parametrize("kind, sampling", [
@@ -119,7 +120,7 @@ def test_the_script_runs_alone_from_the_command_line(script, tokenizers, tmp_pat
     kwargs = {"temperature": float(sampling[1])}
     if kind == "bpe":
         kwargs.update(top_k=20, seed=3)
-    assert result.stdout == prompt + generate_text(model, tok, prompt, max_new_tokens=30, **kwargs) + "\n"
+    assert result.stdout == prompt + generate_text(model, tok, prompt, SampleConfig(30, **kwargs)) + "\n"
 
 
 def test_the_script_explains_a_bad_prompt_or_file_without_a_traceback(script, tokenizers, tmp_path, capsys):

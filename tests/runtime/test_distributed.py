@@ -41,20 +41,23 @@ def worker_env(**extra) -> dict[str, str]:
     return env
 
 
-def torchrun(tmp_path, *argv, nproc=2, **env) -> subprocess.CompletedProcess:
+FAILING_TRAIN = Path(__file__).with_name("failing_train.py")  # the CLI with one failing process
+
+
+def torchrun(tmp_path, *argv, nproc=2, entry=("-m", "playground"), **env) -> subprocess.CompletedProcess:
     """`torchrun --standalone --nproc_per_node=2 -m playground train ...` (a free port itself)."""
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone",
-           f"--nproc_per_node={nproc}", "-m", "playground", "train", *map(str, argv)]
+           f"--nproc_per_node={nproc}", *map(str, entry), "train", *map(str, argv)]
     return subprocess.run(cmd, cwd=tmp_path, env=worker_env(**env), capture_output=True,
                           text=True, timeout=RUN_TIMEOUT_S)
 
 
 def step_losses(history) -> list[float]:
-    return [r["loss"] for r in history if r["kind"] == "step"]
+    return [r.loss for r in history if isinstance(r, StepRecord)]
 
 
 def eval_losses(history) -> list[tuple[int, float, float]]:
-    return [(r["step"], r["train_loss"], r["val_loss"]) for r in history if r["kind"] == "eval"]
+    return [(r.step, r.train_loss, r.val_loss) for r in history if isinstance(r, EvalRecord)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,7 +125,7 @@ def test_two_processes_with_half_the_batch_follow_one_process_with_the_whole_bat
 def test_one_failing_process_ends_the_run_with_its_error(tmp_path, corpus_file):
     result = torchrun(tmp_path, "--corpus", corpus_file, *FLAGS, "--max_steps", 100_000,
                       "--eval_interval", 100_000, "--out", tmp_path / "never.zip",
-                      PLAYGROUND_FAIL_RANK="1", PLAYGROUND_FAIL_STEP="3")
+                      entry=[FAILING_TRAIN], FAIL_RANK="1", FAIL_STEP="3")
     assert result.returncode != 0
     assert "injected failure in process 1 at step 3" in result.stderr
     assert "Process 1 of 2 failed at step 3: RuntimeError: injected failure" in result.stderr

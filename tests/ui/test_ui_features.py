@@ -11,6 +11,7 @@ import gradio as gr
 import pytest
 
 from playground.i18n import EN, ZH_CN, t
+from playground.train import EvalRecord, StepRecord
 from playground.ui import (compare_tab, corpus_tab, export_tab, generate_tab, loss_panel,
                            tokenizer_tab, train_tab)
 from playground.ui.app import build_demo
@@ -52,9 +53,9 @@ def test_every_finished_run_is_kept_and_compared(ready):
     assert boxes.value == ["run 1", "run 2"] and base.value == "run 2"
     figure, note, table = compare_tab.compare_runs(ready, ["run 1", "run 2"], "tokens")
     assert [trace.name for trace in figure.data] == ["run 1", "run 2"]
-    evals = [r for r in ready.runs.runs[1].history if "val_loss" in r]
-    assert list(figure.data[1].x) == [r["tokens"] for r in evals]
-    assert list(figure.data[1].y) == [r["val_loss"] for r in evals]
+    evals = [r for r in ready.runs.runs[1].history if isinstance(r, EvalRecord)]
+    assert list(figure.data[1].x) == [r.tokens for r in evals]
+    assert list(figure.data[1].y) == [r.val_loss for r in evals]
     assert note == ""  # one tokenizer: compared in loss per token
     assert table.headers == ["setting", "run 1", "run 2"]
     rows = {row[0]: row[1:] for row in table.value["data"]}
@@ -68,8 +69,8 @@ def test_runs_with_different_tokenizers_compare_in_bits_per_character(ready):
     train(ready)
     figure, note, table = compare_tab.compare_runs(ready, ["run 1", "run 2"], "step")
     assert "bits per character" in note
-    bpe_evals = [r for r in ready.runs.runs[1].history if "val_loss" in r]
-    assert list(figure.data[1].y) == [r["val_bpc"] for r in bpe_evals]
+    bpe_evals = [r for r in ready.runs.runs[1].history if isinstance(r, EvalRecord)]
+    assert list(figure.data[1].y) == [r.val_bpc for r in bpe_evals]
     rows = {row[0]: row[1:] for row in table.value["data"]}
     assert rows["tokenizer"] == ["char", "bpe"]
 
@@ -137,8 +138,8 @@ def test_reference_lines_and_x_axis(ready):
     assert names[3].startswith("unigram entropy (")
     assert len(names) == 4  # pasted text: no nanoGPT line
     assert list(figure.data[2].y) == [pytest.approx(math.log(vocab))] * 2
-    steps = [r for r in ready.history if r.get("kind") == "step"]
-    assert list(figure.data[0].x) == [r["tokens"] for r in steps]
+    steps = [r for r in ready.history if isinstance(r, StepRecord)]
+    assert list(figure.data[0].x) == [r.tokens for r in steps]
     _, figure = loss_panel.set_plot_options(ready, "elapsed", False)
     assert len(figure.data) == 2 and figure.layout.xaxis.title.text == "seconds"
 
@@ -161,7 +162,7 @@ def test_coach_notes_stream_with_the_run_and_stay_after(ready):
     assert "parameters per token" in ready.coach
     model_cfg, train_cfg = train_tab.configs_from_settings(settings(n_layer=2, n_embd=64),
                                                            ready.tokenizer.vocab_size)
-    stuck = [{"kind": "step", "step": s, "tokens": 64 * s, "loss": 4.0} for s in range(1, 301)]
+    stuck = [StepRecord(s, 64 * s, 4.0, 1e-3, 900.0, s / 10) for s in range(1, 301)]
     ready.lang = "zh-CN"
     text = loss_panel.coach(ready, stuck, model_cfg, train_cfg, 10**9)
     assert text.startswith("**训练教练**") and "均匀猜测" in text
@@ -355,7 +356,7 @@ def test_the_page_language_wins_over_the_browser_header():
 def test_static_page_text_is_translated_in_the_browser():
     assert EN["page_coach_empty"] == f"**{EN['coach_title']}**  \n{EN['coach_none']}"
     assert ZH_CN["page_coach_empty"] == f"**{ZH_CN['coach_title']}**  \n{ZH_CN['coach_none']}"
-    for name, preset in train_tab.PAGE_PRESETS.items():  # the menu says what the preset is
+    for name, preset in train_tab.PRESETS.items():  # the menu says what the preset is
         assert EN[train_tab.preset_key(name)] == f"{preset.name}: {preset.description}"
         assert ZH_CN[train_tab.preset_key(name)].startswith(preset.name + "：")
     demo = build_demo()
@@ -367,7 +368,7 @@ def test_static_page_text_is_translated_in_the_browser():
     preset_menu = next(b for b in demo.blocks.values()
                        if isinstance(b, gr.Dropdown) and "quick" in [c[1] for c in b.choices])
     assert [str(label) for label, _ in preset_menu.choices] == [
-        str(tr(train_tab.preset_key(name))) for name in train_tab.PAGE_PRESETS]
+        str(tr(train_tab.preset_key(name))) for name in train_tab.PRESETS]
 
 
 def test_page_load_writes_in_the_visitors_language():

@@ -1,5 +1,6 @@
 """The page's handlers called as plain functions, with a tiny model: no server, no browser."""
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import torch
 
 from playground.corpus import CorpusError
 from playground.i18n import t
+from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            tokenizer_tab, train_tab)
 from playground.ui.session import Session, app_temp_dir
@@ -105,7 +107,7 @@ def test_full_flow_train_generate_attention(ready):
     updates = drain(train_tab.train_model(ready, False, *settings()))
     session, figure, status, samples, download, coach = updates[-1]
     assert "Finished all 6 steps" in status
-    steps = [r["step"] for r in session.history if r["kind"] == "step"]
+    steps = [r.step for r in session.history if isinstance(r, StepRecord)]
     assert steps == [1, 2, 3, 4, 5, 6]
     assert list(figure.data[0].x) == steps
     assert list(figure.data[1].x) == [0, 3, 6]  # evaluations before the first step and every 3
@@ -236,7 +238,7 @@ def test_bundle_round_trip_and_continue_training(trained, tmp_path):
     with pytest.raises(gr.Error, match="already trained 6 steps"):
         drain(train_tab.train_model(session, True, *settings(max_steps=6)))
     final = drain(train_tab.train_model(session, True, *settings(max_steps=9)))[-1]
-    steps = [r["step"] for r in final[0].history if r["kind"] == "step"]
+    steps = [r.step for r in final[0].history if isinstance(r, StepRecord)]
     assert steps == list(range(1, 10)) and "Finished all 9 steps" in final[2]
 
     not_a_bundle = tmp_path / "notes.zip"
@@ -250,27 +252,28 @@ def test_chunked_run_equals_one_straight_run(ready):
     """The ZeroGPU path (one step per chunk here) trains exactly like a local run."""
     local = drain(train_tab.train_model(ready, False, *settings(sample_tokens=0)))[-1][0]
     local_weights = {k: v.clone() for k, v in local.model.state_dict().items()}
-    local_history = [r for r in local.history if r["kind"] != "end"]
+    local_history = [r for r in local.history if not isinstance(r, EndRecord)]
     chunked = drain(train_tab.train_model(ready, False, *settings(sample_tokens=0),
                                           chunk_seconds=0.0))[-1][0]
     for name, tensor in chunked.model.state_dict().items():
         torch.testing.assert_close(tensor, local_weights[name], rtol=0, atol=0)
 
-    def strip(records):
-        return [{k: v for k, v in r.items() if k not in ("elapsed", "tokens_per_s")} for r in records]
-    assert strip([r for r in chunked.history if r["kind"] != "end"]) == strip(local_history)
+    def strip(records):  # the timings differ between any two runs
+        return [(type(r), {k: v for k, v in dataclasses.asdict(r).items() if k not in ("elapsed", "tokens_per_s")})
+                for r in records]
+    assert strip([r for r in chunked.history if not isinstance(r, EndRecord)]) == strip(local_history)
 
 
 def test_runs_are_local_unless_chunked(ready, tmp_path):
-    from playground.ui.zerogpu import start_run
-    from playground.model import GPT
     from playground.config import ModelConfig, TrainConfig
-    model = GPT(ModelConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4))
-    ids = torch.arange(50) % 5
-    cfg = TrainConfig(max_steps=2, batch_size=2, device="cpu")
-    kwargs = dict(chars_per_token=1.0, tokenizer=None, trainer_state=None, workdir=tmp_path)
-    assert isinstance(start_run(model, ids, ids, cfg, **kwargs), LocalRun)
-    assert isinstance(start_run(model, ids, ids, cfg, chunk_seconds=1.0, **kwargs), ChunkedRun)
+    from playground.prepare import prepare_run
+    from playground.ui.zerogpu import start_run
+
+    plan = prepare_run(ready.corpus, ready.tokenizer,
+                       ModelConfig(block_size=4, n_layer=1, n_head=1, n_embd=4),
+                       TrainConfig(max_steps=2, batch_size=2, device="cpu"))
+    assert isinstance(start_run(plan, workdir=tmp_path), LocalRun)
+    assert isinstance(start_run(plan, workdir=tmp_path, chunk_seconds=1.0), ChunkedRun)
 
 
 def test_session_release_frees_model_and_files(trained):
@@ -334,7 +337,7 @@ HANDLER_ERRORS = [
      "There is no model to continue training yet.", []),
     ("too many new tokens",
      lambda s: drain(generate_tab.generate_text(with_fake_model(s), "hi", 9999, 1, 0, 1, 0)),
-     "Maximum new tokens must be between 1 and 5,000.", ["1", "5,000"]),
+     "max_new_tokens must be between 1 and 2,000, got 9,999.", ["1", "2,000", "9,999"]),
     ("span too short", lambda s: generate_tab.check_copies(with_fake_model(s), 4),
      "The shortest span must be from 8 to 200 characters.", ["8", "200"]),
     ("push without a bundle", lambda s: export_tab.push(with_fake_model(s), "a/b", "hf_x", False),
@@ -397,9 +400,9 @@ def test_chinese_session_gets_chinese_summaries_progress_and_end_text(tiny_text,
     progress = [s for s in statuses if s.startswith("**训练中：**")]
     assert all("/ 6 步" in s and "每秒" in s and "训练损失" in s for s in progress)
     session, figure, status, samples, download, coach = updates[-1]
-    last = next(r for r in reversed(session.history) if r["kind"] == "eval")
+    last = next(r for r in reversed(session.history) if isinstance(r, EvalRecord))
     assert status.startswith("**完成。** ") and "6" in status
-    assert f"最后一次验证损失为 {last['val_loss']:.3f}（第 6 步" in status
+    assert f"最后一次验证损失为 {last.val_loss:.3f}（第 6 步" in status
     assert status.endswith("模型已就绪：试试“生成”和“注意力”标签页，或在下方下载它。")
     assert samples.count("── 第 ") == 3 and "验证损失" in samples
 

@@ -1,0 +1,174 @@
+"""Assembling a training run: the one path the CLI, the page, ZeroGPU chunks and torchrun share.
+
+``prepare_run`` takes what a person chose (a corpus, a tokenizer, the two configs) and
+does, in this order, everything a run needs before its first step:
+
+1. the memory check: a run whose estimate does not fit the free memory is refused before
+   anything is allocated;
+2. the data: the text encoded once and split (the last ``val_fraction`` validates), and the
+   characters per token of each split, so that bits per character are honest for BPE;
+3. the model: the one being continued, or a new one whose initial weights come from the
+   seed, drawn in a forked generator so no one else's use of the global generator changes
+   them (and they change no one else's).
+
+``PreparedRun.trainer()`` then builds the ``Trainer`` (in this process, or inside a ZeroGPU
+chunk from the same data) and restores a saved trainer state when one is given.
+
+>>> from playground.config import ModelConfig, TrainConfig
+>>> from playground.corpus import from_text
+>>> from playground.tokenizer import train_tokenizer
+>>> corpus = from_text("to be or not to be, that is the question. " * 40)
+>>> tok = train_tokenizer("char", corpus.text)
+>>> run = prepare_run(corpus, tok, ModelConfig(block_size=8, n_layer=1, n_head=2, n_embd=16),
+...                   TrainConfig(max_steps=3, batch_size=4, eval_interval=3, eval_iters=1,
+...                               device="cpu"))
+>>> run.model_config.vocab_size == tok.vocab_size, run.data.val_chars_per_token
+(True, 1.0)
+>>> [type(r).__name__ for r in run.trainer().run()][-1]
+'EndRecord'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+
+from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.corpus import Corpus
+from playground.i18n import msg
+from playground.model import GPT, estimate_memory
+from playground.runtime.device import available_memory, pick_device
+from playground.runtime.files import human_bytes
+from playground.runtime.distributed import DistInfo
+from playground.tokenizer import Tokenizer
+from playground.train import Trainer, prepare_data
+
+MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of the free memory
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A corpus cut into tokens for one run: the two splits and their characters per token."""
+
+    train_ids: torch.Tensor  # (n_train,) int64
+    val_ids: torch.Tensor  # (n_val,) int64
+    train_chars_per_token: float  # characters of the decoded training split / its tokens
+    val_chars_per_token: float
+
+    @property
+    def chars_per_token(self) -> tuple[float, float]:
+        """(training, validation): what ``Trainer`` converts each loss to bits per character with."""
+        return self.train_chars_per_token, self.val_chars_per_token
+
+
+def split_chars_per_token(tokenizer: Tokenizer, ids: torch.Tensor) -> float:
+    """Characters per token of one split: the length of its decoded text over its tokens.
+
+    A loss measured on a split becomes bits per character with this split's own figure, not
+    the whole corpus's: BPE packs some text (a language it learned well) tighter than other.
+
+    >>> from playground.tokenizer import train_tokenizer
+    >>> split_chars_per_token(train_tokenizer("char", "abc"), torch.tensor([0, 1, 2, 1]))
+    1.0
+    """
+    return len(tokenizer.decode(ids)) / len(ids)
+
+
+def split_data(text: str, tokenizer: Tokenizer, val_fraction: float, block_size: int) -> RunData:
+    """Encode ``text`` once, split it (``prepare_data``), and measure each split's characters."""
+    train_ids, val_ids = prepare_data(text, tokenizer, val_fraction, block_size)
+    return RunData(train_ids, val_ids, split_chars_per_token(tokenizer, train_ids),
+                   split_chars_per_token(tokenizer, val_ids))
+
+
+def check_memory(model_config: ModelConfig, train_config: TrainConfig,
+                 device: torch.device) -> None:
+    """Refuse a run whose memory estimate exceeds ``MEMORY_HEADROOM`` of what ``device`` has free."""
+    need = estimate_memory(model_config, train_config)
+    free = available_memory(device)
+    if free is not None and need > MEMORY_HEADROOM * free:
+        raise ConfigError(msg("train_status_memory", need=human_bytes(need),
+                              free=human_bytes(free), device=device.type))
+
+
+def new_model(model_config: ModelConfig, seed: int) -> GPT:
+    """A freshly initialised model; the same seed and settings give the same weights.
+
+    Drawn in a forked generator: the global one is left exactly as it was.
+
+    >>> cfg = ModelConfig(vocab_size=5, block_size=4, n_layer=1, n_head=1, n_embd=4)
+    >>> before = torch.get_rng_state()
+    >>> new_model(cfg, 1).lm_head.weight.equal(new_model(cfg, 1).lm_head.weight)
+    True
+    >>> torch.get_rng_state().equal(before)
+    True
+    """
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return GPT(model_config)
+
+
+@dataclass
+class PreparedRun:
+    """Everything a run needs before its first step; ``trainer()`` starts it."""
+
+    corpus: Corpus
+    tokenizer: Tokenizer
+    model_config: ModelConfig  # its vocab_size is the tokenizer's
+    train_config: TrainConfig
+    data: RunData
+    model: GPT
+    trainer_state: dict[str, Any] | None = None  # a saved run to continue exactly
+
+    @property
+    def start_step(self) -> int:
+        return int(self.trainer_state["step"]) if self.trainer_state else 0
+
+    def trainer(self, *, dist: DistInfo | None = None,
+                device: torch.device | str | None = None) -> Trainer:
+        return build_trainer(self.model, self.data, self.train_config, self.tokenizer,
+                             self.trainer_state, dist=dist, device=device)
+
+
+def build_trainer(model: GPT, data: RunData, train_config: TrainConfig, tokenizer: Tokenizer | None,
+                  trainer_state: dict[str, Any] | None = None, *, dist: DistInfo | None = None,
+                  device: torch.device | str | None = None) -> Trainer:
+    """The ``Trainer`` of a prepared run, continuing from ``trainer_state`` when given.
+
+    A ZeroGPU chunk calls this in its own process with the data the page prepared.
+    """
+    trainer = Trainer(model, data.train_ids, data.val_ids, train_config,
+                      chars_per_token=data.chars_per_token, tokenizer=tokenizer, dist=dist,
+                      device=device)
+    if trainer_state is not None:
+        trainer.load_state_dict(trainer_state)
+    return trainer
+
+
+def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
+                train_config: TrainConfig, *, model: GPT | None = None,
+                trainer_state: dict[str, Any] | None = None,
+                device: torch.device | None = None, check_free_memory: bool = True) -> PreparedRun:
+    """Check, encode, split and build: a ``PreparedRun``, or a ``ConfigError`` saying what to change.
+
+    ``model`` and ``trainer_state`` continue a run (the model keeps its own config; the
+    state must be behind ``train_config.max_steps``); without them a new model is built
+    from ``train_config.seed`` with the tokenizer's vocabulary. ``device`` is where the run
+    will train (default: ``train_config.device``); ``check_free_memory=False`` skips the
+    memory check where the device does not exist yet (a ZeroGPU Space, outside a chunk).
+    """
+    if model is not None:
+        model_config = model.config
+        done = int(trainer_state["step"]) if trainer_state else 0
+        if train_config.max_steps <= done:
+            raise ConfigError(msg("train_status_already_trained", done=f"{done:,}"))
+    else:
+        model_config = replace(model_config, vocab_size=tokenizer.vocab_size)
+    if check_free_memory:
+        check_memory(model_config, train_config, device or pick_device(train_config.device))
+    data = split_data(corpus.text, tokenizer, train_config.val_fraction, model_config.block_size)
+    if model is None:
+        model = new_model(model_config, train_config.seed)
+    return PreparedRun(corpus, tokenizer, model_config, train_config, data, model, trainer_state)
