@@ -1,5 +1,6 @@
 # Two commands matter:  `make run` (install, then serve the app at http://127.0.0.1:7860)
 # and `make test` (install the test tools and Chromium, then run the whole suite).
+# `make lint` runs ruff (rules in pyproject.toml) as CI does.
 # Installs are keyed on the requirements files' contents, so a second run starts at once.
 
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
@@ -17,13 +18,16 @@ DEV_HASH := $(firstword $(shell cat requirements.txt requirements-dev.txt | cksu
 RUN_STAMP := $(VENV)/.installed-run-$(RUN_HASH)
 DEV_STAMP := $(VENV)/.installed-dev-$(DEV_HASH)
 
-.PHONY: run test bench cli-demo install install-dev chromium clean
+.PHONY: run test lint bench cli-demo install install-dev chromium clean
 
 run: $(RUN_STAMP)
 	@if [ -f app.py ]; then $(PY) app.py; else $(MAKE) --no-print-directory cli-demo; fi
 
 test: $(DEV_STAMP) chromium
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+lint: $(DEV_STAMP)
+	$(PY) -m ruff check --no-cache .
 
 bench: $(DEV_STAMP)
 	$(PY) -m bench

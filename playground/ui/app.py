@@ -8,14 +8,16 @@ language or the one picked under Settings at the bottom of the page): ``launch``
 >>> [tab.label.key for tab in demo.blocks.values() if type(tab).__name__ == "Tab"]
 ['tab_corpus', 'tab_tokenizer', 'tab_train', 'tab_generate', 'tab_attention', 'tab_compare', 'tab_export']
 
-``launch(demo)`` then serves it at http://127.0.0.1:7860.
+``launch(demo)`` then serves it at http://127.0.0.1:7860; ``main`` is the ``playground-app``
+command of an installed package (``python app.py`` in a checkout and on a Space).
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
-from typing import Any
+from typing import Any, Sequence
 
 import gradio as gr
 
@@ -174,3 +176,18 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
         log.warning("GRADIO_ALLOWED_PATHS is ignored: the app serves only its own temporary folder.")
     return demo.queue(max_size=QUEUE_MAX_SIZE).launch(**options)
 
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``playground-app [--host H] [--port P]``: serve the page until Ctrl-C, as ``app.py`` does."""
+    parser = argparse.ArgumentParser(
+        prog="playground-app", description=f"Serve the {TITLE} at http://127.0.0.1:7860.")
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1; 0.0.0.0 on a "
+                        "Space; or GRADIO_SERVER_NAME)")
+    parser.add_argument("--port", type=int, help="port (default 7860, or GRADIO_SERVER_PORT)")
+    args = parser.parse_args(argv)
+    # as app.py: no fork warnings from tokenizers, no usage reports from Gradio
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
+    address = {"server_name": args.host, "server_port": args.port}
+    launch(build_demo(), **{key: value for key, value in address.items() if value is not None})
+    return 0
