@@ -88,7 +88,7 @@ def bare_runner(model: GPT, train_ids: torch.Tensor, cfg: TrainConfig) -> Callab
 def app_runner(trainer: Trainer, history_size: int = 0) -> Callable[[int], None]:
     """The Trainer plus what the app's train tab does per record (``ui/train_tab.train_model``).
 
-    Every record is appended to a live list as a dict; when the tab's push interval has
+    Every record is appended to a live list; when the tab's push interval has
     passed (``train_tab.next_push_interval``: at most 4 a second, fewer when the figure is
     slow to build) the loss figure is rebuilt from that list and serialised, as Gradio does.
     ``history_size`` pre-fills the list with that many step records, so the figure costs
@@ -97,12 +97,11 @@ def app_runner(trainer: Trainer, history_size: int = 0) -> Callable[[int], None]
     from playground.plots import loss_figure
     from playground.ui.train_tab import next_push_interval
 
-    live = [{"kind": "step", "step": i, "tokens": i, "loss": 4.0 - i / 1000, "lr": 1e-3,
-             "tokens_per_s": 1.0, "elapsed": i / 20} for i in range(history_size)]
+    live = [StepRecord(i, i, 4.0 - i / 1000, 1e-3, 1.0, i / 20) for i in range(history_size)]
     last = {"t": 0.0, "interval": 0.0}
 
     def on_record(record) -> None:
-        live.append(record.to_dict())
+        live.append(record)
         now = time.perf_counter()
         if now - last["t"] >= last["interval"]:
             figure = loss_figure(live)

@@ -7,7 +7,8 @@ The members of a bundle:
 ``model_config.json``          ``ModelConfig.to_dict()``
 ``train_config.json``          ``TrainConfig.to_dict()``
 ``tokenizer.json``             ``Tokenizer.to_json()``
-``history.json``               the training records (``Trainer.history``)
+``history.json``               the training records (``Trainer.history``), one object each
+                               with its ``kind`` (``records_to_json``)
 ``model.safetensors``          the weights; a tied matrix stored once
 ``trainer_state.json``         optional: what resuming needs (step, optimizer, RNG states),
 ``trainer_state.safetensors``  its numbers in JSON and its tensors in safetensors
@@ -43,7 +44,7 @@ import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import safetensors.torch
@@ -55,6 +56,7 @@ from playground.runtime.files import atomic_write
 from playground.i18n import Message, msg
 from playground.model import GPT
 from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_json
+from playground.train import RECORD_TYPES, Record
 
 FORMAT = "transformer-playground-bundle"
 FORMAT_VERSION = 1
@@ -104,7 +106,7 @@ class Bundle:
     tokenizer: Tokenizer
     model_config: ModelConfig
     train_config: TrainConfig
-    history: list[dict[str, Any]]
+    history: list[Record]
     trainer_state: dict[str, Any] | None  # as given to save_bundle (tensors on the CPU)
     meta: dict[str, Any]
 
@@ -118,15 +120,16 @@ def save_bundle(
     model: torch.nn.Module,
     tokenizer: Tokenizer,
     train_config: TrainConfig | dict[str, Any],
-    history: list[dict[str, Any]],
+    history: Sequence[Record],
     trainer_state: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``model`` and what belongs with it to one ``.zip`` file, atomically.
 
-    ``trainer_state`` is what resuming needs, for example ``{"step": 120, "optimizer":
-    optimizer.state_dict(), "rng": torch.get_rng_state()}``: nested dicts, lists and
-    tuples of tensors, numpy arrays, numbers, strings and None. Anything else is refused
-    rather than pickled. Returns the path written.
+    ``history`` holds the training records (``Trainer.history``). ``trainer_state`` is what
+    resuming needs, for example ``{"step": 120, "optimizer": optimizer.state_dict(), "rng":
+    torch.get_rng_state()}``: nested dicts, lists and tuples of tensors, numpy arrays,
+    numbers, strings and None, and under ``"history"`` records (``Trainer.state_dict()``).
+    Anything else is refused rather than pickled. Returns the path written.
     """
     path = Path(path)
     if path.suffix.lower() != ".zip":
@@ -153,10 +156,12 @@ def save_bundle(
         (MODEL_CONFIG, _json_bytes(model_config.to_dict()), True),
         (TRAIN_CONFIG, _json_bytes(train_config.to_dict()), True),
         (TOKENIZER, tokenizer.to_json().encode("utf-8"), True),
-        (HISTORY, _json_bytes(list(history)), True),
+        (HISTORY, _json_bytes(records_to_json(history)), True),
         (WEIGHTS, _weights_bytes(model), False),  # random-looking floats: deflate gains nothing
     ]
     if trainer_state is not None:
+        if "history" in trainer_state:
+            trainer_state = {**trainer_state, "history": records_to_json(trainer_state["history"])}
         tensors: dict[str, torch.Tensor] = {}
         encoded = _encode_state(trainer_state, tensors, "trainer_state")
         members += [
@@ -202,11 +207,9 @@ def _json_bytes(obj: Any) -> bytes:
 
 
 def _json_default(obj: Any) -> Any:
-    """Plain values for what training records may carry: numpy and 0-d torch scalars, dataclasses."""
+    """Plain values for what training records may carry: numpy and 0-d torch scalars."""
     if isinstance(obj, (np.generic, torch.Tensor)) and getattr(obj, "ndim", 0) == 0:
         return obj.item()
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return dataclasses.asdict(obj)
     raise TypeError(f"{type(obj).__name__} cannot be stored in a bundle's JSON")
 
 
@@ -268,6 +271,75 @@ def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
+# Training records: the one place they become JSON (history.json, the trainer state) and back
+
+RECORD_KINDS = {cls.kind: cls for cls in RECORD_TYPES}
+# What a record field's JSON value may be, by the field's annotation, and the words for it
+_FIELD_TYPES = {
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "bundle_expect_int"),
+    "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "bundle_expect_float"),
+    "str": (lambda v: isinstance(v, str), "bundle_expect_text"),
+    "str | None": (lambda v: v is None or isinstance(v, str), "bundle_expect_text_or_null"),
+}
+
+
+def records_to_json(records: Sequence[Record]) -> list[dict[str, Any]]:
+    """The records as ``history.json`` holds them: one object each, its ``kind`` first.
+
+    >>> from playground.train import EndRecord
+    >>> records_to_json([EndRecord(3, "done", "Finished.")])
+    [{'kind': 'end', 'step': 3, 'reason': 'done', 'message': 'Finished.'}]
+    """
+    for r in records:
+        if not isinstance(r, RECORD_TYPES):
+            raise TypeError(f"A training record must be a StepRecord, EvalRecord or EndRecord, "
+                            f"got {type(r).__name__}.")
+    return [{"kind": r.kind, **dataclasses.asdict(r)} for r in records]
+
+
+def records_from_json(data: Any, name: str) -> list[Record]:
+    """The records ``records_to_json`` wrote, read back from the bundle ``name`` and checked.
+
+    Each object must be of a known ``kind`` with exactly that record's fields, each of its
+    type; otherwise a ``BundleError`` names the first one that is not.
+
+    >>> records_from_json([{"kind": "end", "step": 3, "reason": "done", "message": "ok"}], "a.zip")
+    [EndRecord(step=3, reason='done', message='ok')]
+    >>> records_from_json([{"kind": "end", "step": 3, "reason": "done"}], "a.zip")
+    Traceback (most recent call last):
+    ...
+    playground.checkpoint.BundleError: Record 1 of the training history in 'a.zip' (kind 'end') lacks message: the history is damaged. Save the bundle again.
+    """
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise BundleError(msg("bundle_err_history", name=name))
+    return [_record_from_json(item, i + 1, name) for i, item in enumerate(data)]
+
+
+def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
+    kind = item.get("kind")
+    cls = RECORD_KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise BundleError(msg("bundle_err_record_kind", name=name, number=number, kind=repr(kind),
+                              kinds=", ".join(RECORD_KINDS)))
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    given = {k: v for k, v in item.items() if k != "kind"}
+    unknown = [k for k in given if k not in fields]
+    if unknown:
+        raise BundleError(msg("bundle_err_record_unknown", name=name, number=number, kind=kind,
+                              fields=", ".join(map(repr, unknown))))
+    missing = [k for k, f in fields.items() if k not in given and f.default is dataclasses.MISSING]
+    if missing:
+        raise BundleError(msg("bundle_err_record_missing", name=name, number=number, kind=kind,
+                              fields=", ".join(missing)))
+    for key, value in given.items():
+        fits, expected = _FIELD_TYPES[fields[key].type]
+        if not fits(value):
+            raise BundleError(msg("bundle_err_record_value", name=name, number=number, field=key,
+                                  value=repr(value)[:40], expected=msg(expected)))
+    return cls(**given)
+
+
+# ---------------------------------------------------------------------------------------------
 # Loading
 
 
@@ -308,9 +380,7 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> 
     if tokenizer.vocab_size != model_config.vocab_size:
         raise BundleError(msg("bundle_err_vocab", name=name, tokens=tokenizer.vocab_size,
                               model=model_config.vocab_size))
-    history = _json_member(members, HISTORY, name)
-    if not isinstance(history, list) or not all(isinstance(r, dict) for r in history):
-        raise BundleError(msg("bundle_err_history", name=name))
+    history = records_from_json(_json_member(members, HISTORY, name), name)
 
     model = _model_from_weights(model_config, members[WEIGHTS], name)
     trainer_state = None
@@ -320,6 +390,8 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> 
             trainer_state = _decode_state(_json_member(members, STATE_JSON, name), tensors)
         except (KeyError, TypeError, ValueError) as exc:
             raise BundleError(msg("bundle_err_state_damaged", name=name, reason=repr(exc))) from exc
+        if isinstance(trainer_state, dict) and "history" in trainer_state:
+            trainer_state["history"] = records_from_json(trainer_state["history"], name)
     model = model.to(device).eval()
     return Bundle(model, tokenizer, model_config, train_config, history, trainer_state, meta)
 

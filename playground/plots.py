@@ -4,8 +4,9 @@ Nothing here imports Gradio: the app, the CLI and notebooks draw the same figure
 tests read the traces back. Every figure is plain ``plotly.graph_objects`` that plotly.js 3
 (the version Gradio bundles) understands: ``Scatter``, ``Heatmap`` and ``Bar`` only.
 
->>> history = [{"step": 1, "loss": 4.2}, {"step": 2, "loss": 3.9},
-...            {"step": 2, "train_loss": 3.8, "val_loss": 4.0}]
+>>> from playground.train import EvalRecord, StepRecord
+>>> history = [StepRecord(1, 64, 4.2, 1e-3, 900.0, 0.1), StepRecord(2, 128, 3.9, 1e-3, 900.0, 0.2),
+...            EvalRecord(2, 128, 3.8, 4.0, 5.5, 5.8, 0.3)]
 >>> fig = loss_figure(history)
 >>> [trace.name for trace in fig.data]
 ['train', 'validation']
@@ -24,7 +25,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from playground.i18n import t
-from playground.insight.baselines import record_dict
+from playground.train import EvalRecord, Record, StepRecord
 
 # A small template of our own: plotly's named templates are large, and plotly deep-copies
 # the template into every figure, which was most of the cost of a live loss-plot update.
@@ -78,22 +79,23 @@ def downsample(xs: Sequence[float], ys: Sequence[float | None], max_points: int 
     return out_x, out_y
 
 
-def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_POINTS,
+def loss_figure(history: Iterable[Record], x: str = "step", max_points: int = MAX_POINTS,
                 references: Sequence[Any] = (), lang: str = "en") -> go.Figure:
     """Train loss at every step and validation loss at every evaluation, against ``x``.
 
-    ``history`` holds step records (with ``loss``) and evaluation records (with
-    ``val_loss``), as dicts or dataclasses, in any mix; other records are ignored. Without
+    ``history`` holds the training records (``train.Record``): step records give the train
+    curve, evaluation records the validation curve; end records are ignored. Without
     step records (a bundle that kept only evaluations) the train curve uses the evaluations'
     ``train_loss``. ``x`` is ``"step"``, ``"tokens"`` or ``"elapsed"``. ``references`` are
     horizontal levels drawn as dashed lines after the two curves: ``(label, value)`` pairs
     or objects with ``.label`` and ``.value`` (``reference.ReferenceLine``). The figure's
     own words (axis titles, trace names) are in ``lang`` ("en" or "zh-CN").
 
-    >>> fig = loss_figure([{"step": s, "loss": 5.0 - s / 100} for s in range(1, 5001)])
+    >>> steps = [StepRecord(s, 64 * s, 5.0 - s / 100, 1e-3, 900.0, s / 10) for s in range(1, 5001)]
+    >>> fig = loss_figure(steps)
     >>> len(fig.data[0].x), fig.data[0].x[-1]
     (1500, 5000)
-    >>> fig = loss_figure([{"step": 1, "loss": 4.0}, {"step": 9, "loss": 3.0}], references=[("ln 65", 4.17)])
+    >>> fig = loss_figure([steps[0], steps[8]], references=[("ln 65", 4.17)])
     >>> fig.data[2].name, list(fig.data[2].x), list(fig.data[2].y)
     ('ln 65', [1, 9], [4.17, 4.17])
     >>> [trace.name for trace in loss_figure([], lang="zh-CN").data]
@@ -101,16 +103,16 @@ def loss_figure(history: Iterable[Any], x: str = "step", max_points: int = MAX_P
     """
     if x not in X_AXES:
         raise ValueError(f"x must be one of {', '.join(X_AXES)}, got {x!r}.")
-    records = [record_dict(r) for r in history]
-    steps = [r for r in records if "loss" in r and x in r]
-    evals = [r for r in records if "val_loss" in r and x in r]
+    steps = [r for r in history if isinstance(r, StepRecord)]
+    evals = [r for r in history if isinstance(r, EvalRecord)]
     if steps:
-        train_x, train_y = [r[x] for r in steps], [_finite_or_none(r["loss"]) for r in steps]
+        train_x, train_y = [getattr(r, x) for r in steps], [_finite_or_none(r.loss) for r in steps]
     else:
-        train_x, train_y = [r[x] for r in evals], [_finite_or_none(r.get("train_loss")) for r in evals]
+        train_x = [getattr(r, x) for r in evals]
+        train_y = [_finite_or_none(r.train_loss) for r in evals]
     train_x, train_y = downsample(train_x, train_y, max_points)
-    val_x, val_y = downsample([r[x] for r in evals], [_finite_or_none(r["val_loss"]) for r in evals],
-                              max_points)
+    val_x, val_y = downsample([getattr(r, x) for r in evals],
+                              [_finite_or_none(r.val_loss) for r in evals], max_points)
 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=train_x, y=train_y, name=t("plot_train", lang), mode="lines",

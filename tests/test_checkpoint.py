@@ -1,6 +1,7 @@
 """Bundles: what is saved comes back exactly, and every bad file gets its own clear error."""
 
 import json
+import math
 import pickle
 import random
 import re
@@ -13,19 +14,33 @@ import safetensors.torch
 import torch
 
 from playground import checkpoint
-from playground.checkpoint import BundleError, load_bundle, save_bundle
+from playground.checkpoint import BundleError, load_bundle, records_from_json, records_to_json, save_bundle
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import error_text
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
+from playground.train import EndRecord, EvalRecord, StepRecord
 
 from checks import assert_translated
 
 TRAIN = TrainConfig(max_steps=7, batch_size=4, lr=2e-3, min_lr=2e-4, warmup_steps=2, seed=3)
 HISTORY = [
+    EvalRecord(0, 0, 4.2, 4.3, 6.06, 6.2, 0.05),
+    StepRecord(1, 64, 4.17, 1e-3, 900.5, 0.1),
+    EvalRecord(2, 128, 3.9, 4.0, 5.63, 5.77, 0.3, sample="Thou 猫 🙂\r\n"),
+    StepRecord(3, 192, float("nan"), 1e-3, 900.5, 0.4),
+    EndRecord(3, "nan", "loss became nan"),
+]
+# The same history as today's bundles hold it in history.json: one object each, "kind" first
+HISTORY_JSON = [
+    {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.3, "train_bpc": 6.06,
+     "val_bpc": 6.2, "elapsed": 0.05, "sample": None},
     {"kind": "step", "step": 1, "tokens": 64, "loss": 4.17, "lr": 1e-3, "tokens_per_s": 900.5, "elapsed": 0.1},
-    {"kind": "eval", "step": 2, "train_loss": 3.9, "val_loss": 4.0, "val_bpc": 5.77, "sample": "Thou 猫 🙂\r\n"},
-    {"kind": "end", "step": 3, "reason": "nan", "message": "loss became nan", "loss": float("nan")},
+    {"kind": "eval", "step": 2, "tokens": 128, "train_loss": 3.9, "val_loss": 4.0, "train_bpc": 5.63,
+     "val_bpc": 5.77, "elapsed": 0.3, "sample": "Thou 猫 🙂\r\n"},
+    {"kind": "step", "step": 3, "tokens": 192, "loss": float("nan"), "lr": 1e-3, "tokens_per_s": 900.5,
+     "elapsed": 0.4},
+    {"kind": "end", "step": 3, "reason": "nan", "message": "loss became nan"},
 ]
 
 
@@ -129,12 +144,18 @@ def test_every_architecture_variant_round_trips(tmp_path, char_tok, variant):
     assert bundle.model_config == model.config
 
 
+def same_records(a, b) -> bool:
+    """Equal records, a NaN equal to a NaN (the stored loss of a failed step)."""
+    nan_free = [[r if not (isinstance(r, StepRecord) and math.isnan(r.loss)) else r.step for r in x]
+                for x in (a, b)]
+    return nan_free[0] == nan_free[1] and [type(r) for r in a] == [type(r) for r in b]
+
+
 def test_configs_history_and_meta_round_trip(good):
     bundle = load_bundle(good)
     assert bundle.train_config == TRAIN
-    # NaN != NaN, so compare the JSON text, which writes it as NaN
-    assert json.dumps(bundle.history) == json.dumps(HISTORY)
-    assert bundle.history[1]["sample"] == "Thou 猫 🙂\r\n"
+    assert same_records(bundle.history, HISTORY) and math.isnan(bundle.history[3].loss)
+    assert bundle.history[2].sample == "Thou 猫 🙂\r\n"
     assert bundle.trainer_state is None
     assert bundle.meta["format"] == "transformer-playground-bundle"
     assert bundle.meta["format_version"] == checkpoint.FORMAT_VERSION
@@ -167,6 +188,59 @@ def test_compiled_model_is_saved_as_the_model_inside(tmp_path, char_tok):
     model = make_model(char_tok.vocab_size)
     path = save_bundle(tmp_path / "c.zip", torch.compile(model), char_tok, TRAIN.to_dict(), [])
     assert torch.equal(logits(load_bundle(path).model, char_tok), logits(model, char_tok))
+
+
+def test_history_is_written_as_today_and_old_bundles_load_to_the_same_records(tmp_path, good):
+    """history.json keeps the format bundles have always had (so they stay readable by older
+    playgrounds), and a bundle written by hand in that format loads to the same records."""
+    today = json.dumps(HISTORY_JSON, indent=1, ensure_ascii=False).encode("utf-8")
+    assert members(good)["history.json"] == today
+    assert json.dumps(records_to_json(HISTORY)) == json.dumps(HISTORY_JSON)  # NaN != NaN: as text
+    old = rewrite(good, tmp_path / "old.zip", {"history.json": today})
+    assert same_records(load_bundle(old).history, HISTORY)
+
+
+def test_a_trainers_history_round_trips_in_its_state_too(tmp_path, char_tok):
+    """Trainer.state_dict() holds the records; in the bundle they are the same JSON objects."""
+    from playground.train import Trainer
+
+    model = make_model(char_tok.vocab_size)
+    ids = torch.arange(600) % char_tok.vocab_size
+    cfg = TrainConfig(max_steps=4, batch_size=2, eval_interval=2, eval_iters=1, device="cpu")
+    trainer = Trainer(model, ids[:500], ids[500:], cfg)
+    records = list(trainer.run())
+    path = save_bundle(tmp_path / "t.zip", model, char_tok, cfg, trainer.history, trainer.state_dict())
+    bundle = load_bundle(path)
+    assert bundle.history == bundle.trainer_state["history"] == trainer.history == records
+    assert {type(r) for r in bundle.history} == {StepRecord, EvalRecord, EndRecord}
+    stored = json.loads(members(path)["trainer_state.json"])["history"]
+    assert stored == json.loads(members(path)["history.json"]) == records_to_json(records)
+    # a state saved before records were objects (the same JSON) resumes with the same records
+    resumed = Trainer(bundle.model, ids[:500], ids[500:], bundle.train_config)
+    resumed.load_state_dict(bundle.trainer_state)
+    assert resumed.history == records
+
+
+def test_records_to_json_takes_records_only():
+    with pytest.raises(TypeError, match=r"must be a StepRecord, EvalRecord or EndRecord, got dict"):
+        records_to_json([{"kind": "end", "step": 1, "reason": "done", "message": ""}])
+
+
+def test_records_from_json_checks_every_field():
+    end = {"kind": "end", "step": 3, "reason": "done", "message": "ok"}
+    assert records_from_json([end], "a.zip") == [EndRecord(3, "done", "ok")]
+    with pytest.raises(BundleError, match=r"Record 1 .* has step = '3', which should be a whole number"):
+        records_from_json([{**end, "step": "3"}], "a.zip")
+    with pytest.raises(BundleError, match=r"has step = True, which should be a whole number"):
+        records_from_json([{**end, "step": True}], "a.zip")
+    with pytest.raises(BundleError, match=r"Record 2 .* has sample = 7, which should be a text or null"):
+        records_from_json([end, {**HISTORY_JSON[2], "sample": 7}], "a.zip")
+    with pytest.raises(BundleError, match=r"lacks message: the history is damaged"):
+        records_from_json([{k: v for k, v in end.items() if k != "message"}], "a.zip")
+    evaluation = records_from_json([{**HISTORY_JSON[0], "train_loss": 4}], "a.zip")[0]
+    assert evaluation.train_loss == 4 and evaluation.sample is None  # an int is a number
+    without_sample = {k: v for k, v in HISTORY_JSON[0].items() if k != "sample"}
+    assert records_from_json([without_sample], "a.zip") == [HISTORY[0]]  # sample has a default
 
 
 def _train_steps(model, opt, batch, n):
@@ -323,6 +397,14 @@ def _weights_without(good, dest, key):
     return rewrite(good, dest, {"model.safetensors": safetensors.torch.save(tensors)})
 
 
+def _state_history(good, dest, history):
+    """``good`` with a trainer state whose history is ``history`` (JSON objects)."""
+    bundle = load_bundle(good)
+    saved = save_bundle(dest.with_name("other.zip"), bundle.model, bundle.tokenizer, TRAIN, [], {"step": 1})
+    encoded = {**json.loads(members(saved)["trainer_state.json"]), "history": history}
+    return rewrite(saved, dest, {"trainer_state.json": encoded})
+
+
 def _torch_save_zip(dest):
     torch.save({"w": torch.zeros(2)}, dest)  # torch.save writes a zip holding data.pkl
     return dest
@@ -353,6 +435,25 @@ BAD_FILES = {
     "tokenizer of another run": (lambda g, d, t: rewrite(g, d, {"tokenizer.json": t["bpe"].to_json().encode()}),
                                  r"tokenizer has 300 tokens but the model was built for \d+"),
     "history not a list": (lambda g, d, t: rewrite(g, d, {"history.json": {"loss": 1}}), r"history .* is damaged"),
+    "history of numbers": (lambda g, d, t: rewrite(g, d, {"history.json": [1, 2]}), r"history .* is damaged"),
+    "record of an unknown kind": (
+        lambda g, d, t: rewrite(g, d, {"history.json": [HISTORY_JSON[1], {"kind": "checkpoint", "step": 2}]}),
+        r"Record 2 of the training history in 'bad.zip' is of the unknown kind 'checkpoint' "
+        r"\(a record is one of: step, eval, end\)"),
+    "record without a kind": (lambda g, d, t: rewrite(g, d, {"history.json": [{"step": 2}]}),
+                              r"Record 1 .* unknown kind None"),
+    "record with an unknown field": (
+        lambda g, d, t: rewrite(g, d, {"history.json": [{**HISTORY_JSON[1], "grad_norm": 0.5}]}),
+        r"Record 1 .* \(kind 'step'\) has fields this version does not know: 'grad_norm'"),
+    "record missing a field": (
+        lambda g, d, t: rewrite(g, d, {"history.json": [{"kind": "eval", "step": 2, "val_loss": 4.0}]}),
+        r"Record 1 .* \(kind 'eval'\) lacks tokens, train_loss, train_bpc, val_bpc, elapsed"),
+    "record with a text loss": (
+        lambda g, d, t: rewrite(g, d, {"history.json": [{**HISTORY_JSON[1], "loss": "low"}]}),
+        r"Record 1 .* has loss = 'low', which should be a number"),
+    "trainer state with a damaged record": (
+        lambda g, d, t: _state_history(g, d, [{"kind": "step", "step": 1}]),
+        r"Record 1 of the training history in 'bad.zip' \(kind 'step'\) lacks tokens"),
     "weights with fewer layers": (lambda g, d, t: _other_weights(g, d, t, n_layer=1),
                                   r"do not fit its model settings: blocks\.1\..* is missing"),
     "settings of another width": (lambda g, d, t: _with_config(g, d, n_embd=32),
@@ -489,6 +590,27 @@ BUNDLE_ERRORS = {
     "trainer state missing a tensor": (
         lambda tmp, g, t, mp: _state_bundle(tmp, t["char"], {"trainer_state.json": {"w": {"__tensor__": "t9"}}}),
         "The trainer state in 'b.zip' is damaged (KeyError('t9')).", ("b.zip", "KeyError('t9')")),
+    "record of an unknown kind": (
+        lambda tmp, g, t, mp: load_bundle(rewrite(g, tmp / "bad.zip", {"history.json": [{"kind": "note"}]})),
+        "Record 1 of the training history in 'bad.zip' is of the unknown kind 'note' (a record is one "
+        "of: step, eval, end). The bundle may come from a newer Transformer Playground: update the "
+        "playground to load it.", ("bad.zip", "'note'", "step, eval, end", "Transformer Playground")),
+    "record with an unknown field": (
+        lambda tmp, g, t, mp: load_bundle(rewrite(g, tmp / "bad.zip", {
+            "history.json": [{"kind": "end", "step": 1, "reason": "done", "message": "", "extra": 1}]})),
+        "Record 1 of the training history in 'bad.zip' (kind 'end') has fields this version does not "
+        "know: 'extra'. The bundle may come from a newer Transformer Playground: update the "
+        "playground to load it.", ("bad.zip", "end", "'extra'")),
+    "record missing a field": (
+        lambda tmp, g, t, mp: load_bundle(rewrite(g, tmp / "bad.zip", {
+            "history.json": [{"kind": "end", "step": 1, "reason": "done"}]})),
+        "Record 1 of the training history in 'bad.zip' (kind 'end') lacks message: the history is "
+        "damaged. Save the bundle again.", ("bad.zip", "end", "message")),
+    "record with a wrong value": (
+        lambda tmp, g, t, mp: load_bundle(rewrite(g, tmp / "bad.zip", {
+            "history.json": [{"kind": "end", "step": 1.5, "reason": "done", "message": ""}]})),
+        "Record 1 of the training history in 'bad.zip' has step = 1.5, which should be a whole "
+        "number: the history is damaged. Save the bundle again.", ("bad.zip", "step = 1.5", "整数")),
     "integer weights": (
         lambda tmp, g, t, mp: _int_weights(tmp, g),
         "The weights in 'bad.zip' do not fit its model settings: lm_head.weight is missing; "  # tie lost

@@ -1,6 +1,5 @@
 """The figures are pure functions of records: read their traces back."""
 
-import dataclasses
 import json
 import math
 import re
@@ -16,6 +15,8 @@ from playground import plots
 from playground.plots import (attention_figure, attention_grid_figure, display_token, downsample,
                               loss_figure, next_token_figure, token_html)
 
+from make_records import end, evaluation, step
+
 
 def test_plots_import_no_gradio():
     """plots.py is core: importing it in a fresh interpreter leaves Gradio unloaded."""
@@ -26,13 +27,8 @@ def test_plots_import_no_gradio():
 
 
 def test_loss_figure_splits_step_and_eval_records():
-    history = [
-        {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.3},
-        {"kind": "step", "step": 1, "tokens": 64, "loss": 4.1},
-        {"kind": "step", "step": 2, "tokens": 128, "loss": 3.9},
-        {"kind": "eval", "step": 2, "tokens": 128, "train_loss": 3.8, "val_loss": 3.95},
-        {"kind": "end", "step": 2, "reason": "done", "message": "ok"},
-    ]
+    history = [evaluation(0, 4.2, 4.3), step(1, 4.1), step(2, 3.9), evaluation(2, 3.8, 3.95),
+               end(2, "done", "ok")]
     fig = loss_figure(history)
     train, val = fig.data
     assert (train.name, list(train.x), list(train.y)) == ("train", [1, 2], [4.1, 3.9])
@@ -43,24 +39,13 @@ def test_loss_figure_splits_step_and_eval_records():
     assert by_tokens.layout.xaxis.title.text == "tokens seen"
 
 
-def test_loss_figure_accepts_record_dataclasses():
-    @dataclasses.dataclass
-    class Step:
-        step: int
-        loss: float
-
-    fig = loss_figure([Step(1, 2.0), Step(2, 1.5)])
-    assert list(fig.data[0].y) == [2.0, 1.5]
-
-
 def test_loss_figure_without_step_records_uses_eval_train_loss():
-    fig = loss_figure([{"step": 5, "train_loss": 2.5, "val_loss": 2.7}])
+    fig = loss_figure([evaluation(5, 2.5, 2.7)])
     assert list(fig.data[0].y) == [2.5] and list(fig.data[1].y) == [2.7]
 
 
 def test_loss_figure_turns_nan_into_gaps_and_stays_valid_json():
-    fig = loss_figure([{"step": 1, "loss": 3.0}, {"step": 2, "loss": float("nan")},
-                       {"step": 3, "loss": float("inf")}])
+    fig = loss_figure([step(1, 3.0), step(2, float("nan")), step(3, float("inf"))])
     assert list(fig.data[0].y) == [3.0, None, None]
     json.loads(fig.to_json())
 
@@ -86,7 +71,7 @@ def test_downsample_keeps_the_last_point_and_bucket_means():
 
 
 def test_long_history_is_downsampled():
-    fig = loss_figure([{"step": s, "loss": 1.0} for s in range(1, 20_001)], max_points=500)
+    fig = loss_figure([step(s, 1.0) for s in range(1, 20_001)], max_points=500)
     assert len(fig.data[0].x) == 500 and fig.data[0].x[-1] == 20_000
 
 
@@ -168,8 +153,7 @@ def _figure_words(fig: go.Figure) -> list[str]:
     return [w for w in words if w]
 
 
-HISTORY = [{"step": 1, "tokens": 64, "loss": 4.2},
-           {"step": 2, "tokens": 128, "train_loss": 3.8, "val_loss": 4.0}]
+HISTORY = [step(1, 4.2), evaluation(2, 3.8, 4.0)]
 WEIGHTS = np.array([[1.0, 0.0], [0.4, 0.6]])
 FIGURES = {
     "loss": lambda lang: loss_figure(HISTORY, x="tokens", lang=lang),

@@ -24,6 +24,7 @@ from playground.config import ModelConfig, TrainConfig
 from playground.corpus import CorpusError, from_text, load_files
 from playground.model import GPT
 from playground.tokenizer import TokenizerError, train_tokenizer, tokenizer_from_json
+from playground.train import EndRecord
 
 # derandomize: the same examples every run; database=None: nothing written to .hypothesis/
 FAST = settings(max_examples=60, deadline=None, derandomize=True, database=None,
@@ -211,7 +212,7 @@ def good_bundle() -> bytes:
     state = {"step": 3, "optimizer": {"state": {0: {"exp_avg": torch.ones(2)}}, "betas": (0.9, 0.99)},
              "rng": torch.get_rng_state()}
     with scratch() as folder:
-        path = save_bundle(folder / "good.zip", model, tok, TrainConfig(), [{"kind": "end"}], state)
+        path = save_bundle(folder / "good.zip", model, tok, TrainConfig(), [EndRecord(3, "done", "ok")], state)
         return path.read_bytes()
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from playground import __version__
 from playground.runtime.files import atomic_write
 from playground.i18n import Message, msg
+from playground.train import EndRecord, EvalRecord, Record
 
 TEMPLATE = Path(__file__).with_name("standalone.py")
 SCRIPT_NAME = "generate_standalone.py"
@@ -67,20 +68,20 @@ class BundleInfo:
     tokenizer_kind: str
     vocab_size: int
     num_params: int
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[Record] = field(default_factory=list)
     corpus_name: str = ""
     created: str = ""
 
     def final(self) -> dict[str, Any]:
         """The last evaluation's figures, the steps, tokens and seconds of the run."""
-        evals = [r for r in self.history if "val_loss" in r]
-        last = evals[-1] if evals else {}
+        last = next((r for r in reversed(self.history) if isinstance(r, EvalRecord)), None)
+        timed = [r for r in self.history if not isinstance(r, EndRecord)]  # end records: a step only
         return {
-            "val_loss": last.get("val_loss"), "val_bpc": last.get("val_bpc"),
-            "train_loss": last.get("train_loss"),
-            "steps": max((r["step"] for r in self.history if "step" in r), default=0),
-            "tokens": max((r["tokens"] for r in self.history if "tokens" in r), default=0),
-            "seconds": max((r["elapsed"] for r in self.history if "elapsed" in r), default=0.0),
+            "val_loss": last.val_loss if last else None, "val_bpc": last.val_bpc if last else None,
+            "train_loss": last.train_loss if last else None,
+            "steps": max((r.step for r in self.history), default=0),
+            "tokens": max((r.tokens for r in timed), default=0),
+            "seconds": max((r.elapsed for r in timed), default=0.0),
         }
 
 
@@ -103,9 +104,10 @@ def _number(value: Any, digits: int = 3) -> str:
 def model_card(info: BundleInfo, repo_id: str = "user/model", license: str = "mit") -> str:
     """The README.md of a Hub repository holding the bundle and the standalone script.
 
+    >>> from playground.train import EvalRecord
     >>> info = BundleInfo({"n_layer": 2}, {"lr": 0.003}, "char", 65, 12345,
-    ...                   [{"kind": "eval", "step": 600, "tokens": 614400, "train_loss": 1.5,
-    ...                     "val_loss": 1.7, "train_bpc": 2.2, "val_bpc": 2.45, "elapsed": 60.0}],
+    ...                   [EvalRecord(step=600, tokens=614400, train_loss=1.5, val_loss=1.7,
+    ...                               train_bpc=2.2, val_bpc=2.45, elapsed=60.0)],
     ...                   corpus_name="Tiny Shakespeare")
     >>> card = model_card(info, "alice/tiny")
     >>> card.splitlines()[:3]

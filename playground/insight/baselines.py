@@ -19,15 +19,17 @@ when comparing runs with different tokenizers.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
 from playground.i18n import t
+
+if TYPE_CHECKING:  # train imports this module (bits_per_char), so only for the type hints
+    from playground.train import Record
 
 NANOGPT_SHAKESPEARE_CHAR_VAL = 1.4697  # nanoGPT README, "baby GPT" on shakespeare_char
 TINY_SHAKESPEARE_SOURCES = ("bundled", "hub")  # corpus.Corpus.source values of that text
@@ -148,44 +150,26 @@ def axis_key(axis: str) -> str:
     return key
 
 
-def record_dict(record: Any) -> dict[str, Any]:
-    """A training record as a dict: dicts (a history read back from a bundle) as they are,
-    record dataclasses (``train.StepRecord`` ...) with their ``kind``, as ``to_dict()`` gives.
-
-    >>> from dataclasses import dataclass
-    >>> @dataclass
-    ... class Step:
-    ...     kind = "step"
-    ...     step: int
-    >>> record_dict(Step(3)), record_dict({"step": 4})
-    ({'kind': 'step', 'step': 3}, {'step': 4})
-    """
-    if isinstance(record, dict):
-        return record
-    if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return {"kind": getattr(record, "kind", None), **dataclasses.asdict(record)}
-    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
-
-
-def x_values(history: Iterable[Any], axis: str) -> list[float]:
+def x_values(history: Iterable[Record], axis: str) -> list[float]:
     """The x value of every record that has one on ``axis`` (end records carry only a step).
 
-    >>> history = [{"step": 10, "tokens": 640, "elapsed": 1.5, "loss": 3.0},
-    ...            {"kind": "end", "step": 10, "reason": "done", "message": ""}]
+    >>> from playground.train import EndRecord, StepRecord
+    >>> history = [StepRecord(10, 640, 3.0, 1e-3, 900.0, 1.5), EndRecord(10, "done", "")]
     >>> x_values(history, "tokens"), x_values(history, "step")
     ([640], [10, 10])
     """
     key = axis_key(axis)
-    return [r[key] for r in map(record_dict, history) if key in r]
+    return [getattr(r, key) for r in history if hasattr(r, key)]
 
 
-def curve(history: Iterable[Any], y: str, axis: str = "step") -> tuple[list[float], list[float]]:
-    """(xs, ys) of the records that carry field ``y`` (e.g. "loss", "val_loss", "val_bpc").
+def curve(history: Iterable[Record], y: str, axis: str = "step") -> tuple[list[float], list[float]]:
+    """(xs, ys) of the records that have field ``y`` (e.g. "loss", "val_loss", "val_bpc").
 
-    >>> curve([{"step": 1, "tokens": 64, "loss": 4.0},
-    ...        {"step": 1, "tokens": 64, "train_loss": 4.1, "val_loss": 4.2}], "val_loss", "tokens")
+    >>> from playground.train import EvalRecord, StepRecord
+    >>> curve([StepRecord(1, 64, 4.0, 1e-3, 900.0, 0.1),
+    ...        EvalRecord(1, 64, 4.1, 4.2, 5.9, 6.1, 0.2)], "val_loss", "tokens")
     ([64], [4.2])
     """
     key = axis_key(axis)
-    records = [r for r in map(record_dict, history) if y in r and key in r]
-    return [r[key] for r in records], [r[y] for r in records]
+    records = [r for r in history if hasattr(r, y) and hasattr(r, key)]
+    return [getattr(r, key) for r in records], [getattr(r, y) for r in records]

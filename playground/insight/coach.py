@@ -1,10 +1,10 @@
 """The training coach: plain-language notes about a run, from its records, when they apply.
 
-Each rule reads the history (the plain record dicts ``Trainer.history`` holds, or the record
-dataclasses) and, when it sees a problem, writes a ``Note``: what was seen, with the numbers,
-and what to try. The rules follow the advice of karpathy/char-rnn's README ("Monitoring
-validation loss vs. training loss") and of nanoGPT's issue tracker (NaN losses, deep models
-stuck near ln V, overfitting on Tiny Shakespeare):
+Each rule reads the history (the training records ``Trainer.history`` holds) and, when it
+sees a problem, writes a ``Note``: what was seen, with the numbers, and what to try. The
+rules follow the advice of karpathy/char-rnn's README ("Monitoring validation loss vs.
+training loss") and of nanoGPT's issue tracker (NaN losses, deep models stuck near ln V,
+overfitting on Tiny Shakespeare):
 
 =================  ==========================================================================
 ``nan``            the loss became NaN or infinite (or the run ended with reason "nan")
@@ -18,10 +18,13 @@ stuck near ln V, overfitting on Tiny Shakespeare):
 
 The texts come from ``playground.i18n`` in the language asked for.
 
->>> healthy = [{"kind": "step", "step": s, "tokens": 64 * s, "loss": 4.2 - s / 200} for s in range(1, 301)]
+>>> from playground.train import StepRecord
+>>> def steps(loss):
+...     return [StepRecord(s, 64 * s, loss(s), 1e-3, 900.0, s / 10) for s in range(1, 301)]
+>>> healthy = steps(lambda s: 4.2 - s / 200)
 >>> coach_notes(healthy, vocab_size=65, n_params=10_000, train_tokens=1_000_000)
 []
->>> stuck = [{"kind": "step", "step": s, "tokens": 64 * s, "loss": 4.15} for s in range(1, 301)]
+>>> stuck = steps(lambda s: 4.15)
 >>> [note.kind for note in coach_notes(stuck, vocab_size=65, n_params=10_000, train_tokens=1_000_000)]
 ['not_learning']
 """
@@ -30,13 +33,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import t
-from playground.insight.baselines import record_dict
+from playground.train import EndRecord, EvalRecord, Record, StepRecord
 
 WINDOW = 50  # steps behind the "recent median" of the spike and trend rules
 SPIKE_RATIO = 1.5  # a spike is a loss this many times the recent median ...
@@ -67,7 +70,7 @@ class Note:
 
 
 def coach_notes(
-    history: Iterable[Any],
+    history: Iterable[Record],
     *,
     vocab_size: int,
     n_params: int,
@@ -79,17 +82,17 @@ def coach_notes(
 ) -> list[Note]:
     """The notes that apply to a run now, most urgent first; [] for a healthy run.
 
-    ``history``: the run's records so far (dicts or record dataclasses). ``train_tokens``:
+    ``history``: the run's records so far (``train.Record``). ``train_tokens``:
     the number of tokens in the training split. ``config`` and ``model_config`` tailor the
     advice (a missing one counts as the defaults); ``unigram`` is the unigram entropy of the
     training tokens, for the "unigram" rule (left out when None).
     """
     config = config or TrainConfig()
     model_config = model_config or ModelConfig(vocab_size=max(2, vocab_size))
-    records = [record_dict(r) for r in history]
-    steps = [r for r in records if r.get("kind", "step") == "step" and "loss" in r]
-    evals = [r for r in records if "val_loss" in r]
-    ends = [r for r in records if r.get("kind") == "end"]
+    records = list(history)
+    steps = [r for r in records if isinstance(r, StepRecord)]
+    evals = [r for r in records if isinstance(r, EvalRecord)]
+    ends = [r for r in records if isinstance(r, EndRecord)]
     found: list[tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]]]] = []
 
     nan = _nan(steps, evals, ends)
@@ -128,18 +131,18 @@ def _finite(x: Any) -> bool:
     return isinstance(x, (int, float)) and math.isfinite(x)
 
 
-def _losses(steps: list[dict[str, Any]]) -> np.ndarray:
+def _losses(steps: Sequence[StepRecord]) -> np.ndarray:
     """The finite step losses in order: (n,)."""
-    return np.array([r["loss"] for r in steps if _finite(r["loss"])], dtype=np.float64)
+    return np.array([r.loss for r in steps if _finite(r.loss)], dtype=np.float64)
 
 
 def _recent_loss(steps, evals) -> tuple[int, float] | None:
     """(last step, a steady estimate of the current training loss), or None before any."""
     losses = _losses(steps)
     if losses.size:
-        return steps[-1]["step"], float(np.median(losses[-20:]))
-    finite = [e for e in evals if _finite(e.get("train_loss"))]
-    return (finite[-1]["step"], float(finite[-1]["train_loss"])) if finite else None
+        return steps[-1].step, float(np.median(losses[-20:]))
+    finite = [e for e in evals if _finite(e.train_loss)]
+    return (finite[-1].step, float(finite[-1].train_loss)) if finite else None
 
 
 def _fmt(x: float) -> str:
@@ -150,13 +153,13 @@ def _fmt(x: float) -> str:
 
 def _nan(steps, evals, ends) -> dict[str, Any] | None:
     for r in steps:
-        if not _finite(r["loss"]):
-            return {"step": f"{r['step']:,}", "value": _nonfinite_name(r["loss"])}
+        if not _finite(r.loss):
+            return {"step": f"{r.step:,}", "value": _nonfinite_name(r.loss)}
     for r in evals:
-        if not _finite(r["val_loss"]) or not _finite(r.get("train_loss", 0.0)):
-            return {"step": f"{r['step']:,}", "value": "NaN"}
-    if ends and ends[-1].get("reason") == "nan":
-        return {"step": f"{ends[-1]['step']:,}", "value": "NaN"}
+        if not _finite(r.val_loss) or not _finite(r.train_loss):
+            return {"step": f"{r.step:,}", "value": "NaN"}
+    if ends and ends[-1].reason == "nan":
+        return {"step": f"{ends[-1].step:,}", "value": "NaN"}
     return None
 
 
@@ -166,10 +169,10 @@ def _nonfinite_name(x: Any) -> str:
 
 def _spike(steps) -> dict[str, Any] | None:
     """The latest step whose loss jumped far above the median of the WINDOW steps before it."""
-    finite = [r for r in steps if _finite(r["loss"])]
+    finite = [r for r in steps if _finite(r.loss)]
     if len(finite) <= 20:
         return None
-    losses = np.array([r["loss"] for r in finite])
+    losses = np.array([r.loss for r in finite])
     window = min(WINDOW, len(losses) - 1)
     medians = np.median(np.lib.stride_tricks.sliding_window_view(losses[:-1], window), axis=1)
     current = losses[window:]  # (n - window,): each loss after a full window
@@ -177,16 +180,16 @@ def _spike(steps) -> dict[str, Any] | None:
     if not jumps.any():
         return None
     i = int(np.flatnonzero(jumps)[-1])
-    return {"step": f"{finite[i + window]['step']:,}", "loss": _fmt(current[i]),
+    return {"step": f"{finite[i + window].step:,}", "loss": _fmt(current[i]),
             "median": _fmt(medians[i])}
 
 
 def _rising(steps, config: TrainConfig) -> dict[str, Any] | None:
     """Training loss trending up after the warmup: recent median well above its best."""
-    after = [r for r in steps if _finite(r["loss"]) and r["step"] > config.warmup_steps]
+    after = [r for r in steps if _finite(r.loss) and r.step > config.warmup_steps]
     if len(after) < 3 * WINDOW:
         return None
-    losses = np.array([r["loss"] for r in after])
+    losses = np.array([r.loss for r in after])
     medians = np.median(np.lib.stride_tricks.sliding_window_view(losses, WINDOW), axis=1)
     best, recent = float(medians[:-WINDOW].min()), float(medians[-1])
     if recent - best < max(RISE_MIN, 0.05 * best):
@@ -211,31 +214,31 @@ def _not_learning(steps, evals, vocab_size: int, config: TrainConfig) -> dict[st
 def _unigram_plateau(steps, unigram: float, config: TrainConfig) -> dict[str, Any] | None:
     losses = _losses(steps)
     if (losses.size < 2 * WINDOW or not steps
-            or steps[-1]["step"] < max(UNIGRAM_MIN_STEPS, config.warmup_steps + 100)):
+            or steps[-1].step < max(UNIGRAM_MIN_STEPS, config.warmup_steps + 100)):
         return None
     recent, before = float(np.median(losses[-WINDOW:])), float(np.median(losses[-2 * WINDOW:-WINDOW]))
     if abs(recent - unigram) > UNIGRAM_TOLERANCE * unigram:
         return None
     if abs(recent - before) > PLATEAU_CHANGE * before:
         return None
-    return {"steps": f"{steps[-1]['step']:,}", "loss": _fmt(recent), "unigram": _fmt(unigram)}
+    return {"steps": f"{steps[-1].step:,}", "loss": _fmt(recent), "unigram": _fmt(unigram)}
 
 
 def _overfitting(evals) -> dict[str, Any] | None:
     """Validation loss risen from its best (two or more evaluations ago) while training fell."""
-    finite = [e for e in evals if _finite(e["val_loss"]) and _finite(e.get("train_loss"))]
+    finite = [e for e in evals if _finite(e.val_loss) and _finite(e.train_loss)]
     if len(finite) < 3:
         return None
-    best_i = min(range(len(finite)), key=lambda i: finite[i]["val_loss"])
+    best_i = min(range(len(finite)), key=lambda i: finite[i].val_loss)
     best, last = finite[best_i], finite[-1]
     if best_i > len(finite) - 3:  # the best is one of the last two: not a trend yet
         return None
-    if last["val_loss"] - best["val_loss"] < max(OVERFIT_MIN_RISE, 0.01 * best["val_loss"]):
+    if last.val_loss - best.val_loss < max(OVERFIT_MIN_RISE, 0.01 * best.val_loss):
         return None
-    if last["train_loss"] >= best["train_loss"]:  # both rising is not overfitting
+    if last.train_loss >= best.train_loss:  # both rising is not overfitting
         return None
-    return {"val_best": _fmt(best["val_loss"]), "best_step": f"{best['step']:,}",
-            "val_last": _fmt(last["val_loss"]), "train_last": _fmt(last["train_loss"])}
+    return {"val_best": _fmt(best.val_loss), "best_step": f"{best.step:,}",
+            "val_last": _fmt(last.val_loss), "train_last": _fmt(last.train_loss)}
 
 
 # --- advice -------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ characters); ``compare_unit`` then picks bits per character, which the evaluatio
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import math
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ from typing import Any, Iterable, Sequence
 
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.i18n import msg
-from playground.insight.baselines import axis_key, bits_per_char, curve
+from playground.insight.baselines import curve
+from playground.train import EndRecord, EvalRecord, Record
 
 MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(ModelConfig))
 TRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(TrainConfig))
@@ -45,26 +45,26 @@ _BOOL_WORDS = {"true": True, "yes": True, "on": True, "1": True,
 
 @dataclass
 class RunRecord:
-    """One run: settings as plain dicts (``ModelConfig.to_dict()``), history as record dicts."""
+    """One run: settings as plain dicts (``ModelConfig.to_dict()``), history as its records."""
 
     name: str
     model_config: dict[str, Any]
     train_config: dict[str, Any]
     tokenizer_kind: str  # "char" | "bpe"
-    history: list[dict[str, Any]]
-    chars_per_token: float = 1.0  # of the tokenizer on the corpus, for bits per character
+    history: list[Record]
+    chars_per_token: float = 1.0  # of the tokenizer on the corpus
     corpus_name: str = ""
     corpus_source: str = ""  # Corpus.source: bundled | hub | upload | paste
     n_params: int = 0
 
     @classmethod
     def create(cls, name: str, model_config: ModelConfig, train_config: TrainConfig,
-               tokenizer_kind: str, history: Iterable[Any], *, chars_per_token: float = 1.0,
+               tokenizer_kind: str, history: Iterable[Record], *, chars_per_token: float = 1.0,
                corpus_name: str = "", corpus_source: str = "", n_params: int = 0) -> "RunRecord":
-        """A record from typed configs; the history is copied, so the run can go on changing."""
-        records = [dict(r) if isinstance(r, dict) else _record_dict(r) for r in history]
+        """A record from typed configs; the history is copied (its records are frozen), so the
+        run can go on growing."""
         return cls(name, model_config.to_dict(), train_config.to_dict(), tokenizer_kind,
-                   copy.deepcopy(records), chars_per_token, corpus_name, corpus_source, n_params)
+                   list(history), chars_per_token, corpus_name, corpus_source, n_params)
 
     @property
     def vocab_size(self) -> int:
@@ -75,42 +75,31 @@ class RunRecord:
         return {"corpus": self.corpus_name, "tokenizer": self.tokenizer_kind,
                 **self.model_config, **self.train_config}
 
-    def _last_eval(self) -> dict[str, Any] | None:
-        evals = [r for r in self.history if "val_loss" in r]
-        return evals[-1] if evals else None
+    def _last_eval(self) -> EvalRecord | None:
+        return next((r for r in reversed(self.history) if isinstance(r, EvalRecord)), None)
 
     @property
     def final_val_loss(self) -> float | None:
         last = self._last_eval()
-        return last["val_loss"] if last else None
+        return last.val_loss if last else None
 
     @property
     def final_val_bpc(self) -> float | None:
         last = self._last_eval()
-        if last is None:
-            return None
-        if "val_bpc" in last:
-            return last["val_bpc"]
-        return bits_per_char(last["val_loss"], self.chars_per_token)
+        return last.val_bpc if last else None
 
     @property
     def steps(self) -> int:
-        return max((r["step"] for r in self.history if "step" in r), default=0)
+        return max((r.step for r in self.history), default=0)
 
     @property
     def seconds(self) -> float:
-        return max((r["elapsed"] for r in self.history if "elapsed" in r), default=0.0)
+        return max((r.elapsed for r in self.history if not isinstance(r, EndRecord)), default=0.0)
 
     def summary(self) -> dict[str, Any]:
         """The final figures, for a table row."""
         return {"name": self.name, "val_loss": self.final_val_loss, "val_bpc": self.final_val_bpc,
                 "steps": self.steps, "seconds": self.seconds, "params": self.n_params}
-
-
-def _record_dict(record: Any) -> dict[str, Any]:
-    if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return {"kind": getattr(record, "kind", None), **dataclasses.asdict(record)}
-    raise TypeError(f"A training record must be a dict or a dataclass, got {type(record).__name__}.")
 
 
 @dataclass
@@ -192,16 +181,8 @@ def val_curves(runs: Sequence[RunRecord], unit: str | None = None,
     unit = unit or compare_unit(runs)
     if unit not in ("loss", "bpc"):
         raise ValueError(f"unit must be 'loss' or 'bpc', got {unit!r}.")
-    curves = []
-    for run in runs:
-        xs, losses = curve(run.history, "val_loss", axis)
-        if unit == "bpc":
-            evals = [r for r in run.history if "val_loss" in r and axis_key(axis) in r]
-            ys = [r.get("val_bpc", bits_per_char(r["val_loss"], run.chars_per_token)) for r in evals]
-        else:
-            ys = losses
-        curves.append((run.name, xs, ys))
-    return curves
+    field = "val_bpc" if unit == "bpc" else "val_loss"
+    return [(run.name, *curve(run.history, field, axis)) for run in runs]
 
 
 def one_change(run: RunRecord, setting: str, value: Any) -> tuple[ModelConfig, TrainConfig]:

@@ -111,6 +111,24 @@ EN: dict[str, str] = {
                         "for {model}: the parts come from different runs.",
     "bundle_err_history": "The training history in '{name}' is damaged (expected a list of "
                           "records).",
+    "bundle_err_record_kind": "Record {number} of the training history in '{name}' is of the "
+                              "unknown kind {kind} (a record is one of: {kinds}). The bundle may "
+                              "come from a newer Transformer Playground: update the playground "
+                              "to load it.",
+    "bundle_err_record_unknown": "Record {number} of the training history in '{name}' (kind "
+                                 "'{kind}') has fields this version does not know: {fields}. The "
+                                 "bundle may come from a newer Transformer Playground: update the "
+                                 "playground to load it.",
+    "bundle_err_record_missing": "Record {number} of the training history in '{name}' (kind "
+                                 "'{kind}') lacks {fields}: the history is damaged. Save the "
+                                 "bundle again.",
+    "bundle_err_record_value": "Record {number} of the training history in '{name}' has {field} = "
+                               "{value}, which should be {expected}: the history is damaged. Save "
+                               "the bundle again.",
+    "bundle_expect_int": "a whole number",
+    "bundle_expect_float": "a number",
+    "bundle_expect_text": "a text",
+    "bundle_expect_text_or_null": "a text or null",
     "bundle_err_state_damaged": "The trainer state in '{name}' is damaged ({reason}).",
     "bundle_err_no_file": "There is no file at '{path}'.",
     "bundle_err_folder": "'{path}' is a folder; choose the bundle's .zip file.",
@@ -304,6 +322,19 @@ ZH_CN: dict[str, str] = {
     "bundle_err_vocab": "在“{name}”中，分词器有 {tokens} 个词元，但模型是为 {model} 个词元构建的："
                         "这些部分来自不同的运行。",
     "bundle_err_history": "“{name}”中的训练历史已损坏（应为记录的列表）。",
+    "bundle_err_record_kind": "“{name}”的训练历史中第 {number} 条记录的类型 {kind} 无法识别（记录只能是："
+                              "{kinds}）。这个模型包可能来自更新版本的 Transformer Playground：请更新本程序后再加载。",
+    "bundle_err_record_unknown": "“{name}”的训练历史中第 {number} 条记录（类型“{kind}”）含有这个版本不认识的"
+                                 "字段：{fields}。这个模型包可能来自更新版本的 Transformer Playground："
+                                 "请更新本程序后再加载。",
+    "bundle_err_record_missing": "“{name}”的训练历史中第 {number} 条记录（类型“{kind}”）缺少 {fields}："
+                                 "训练历史已损坏。请重新保存模型包。",
+    "bundle_err_record_value": "“{name}”的训练历史中第 {number} 条记录的 {field} = {value}，应为{expected}："
+                               "训练历史已损坏。请重新保存模型包。",
+    "bundle_expect_int": "整数",
+    "bundle_expect_float": "数字",
+    "bundle_expect_text": "文本",
+    "bundle_expect_text_or_null": "文本或 null",
     "bundle_err_state_damaged": "“{name}”中的训练器状态已损坏（{reason}）。",
     "bundle_err_no_file": "“{path}”处没有文件。",
     "bundle_err_folder": "“{path}”是一个文件夹；请选择模型包的 .zip 文件。",

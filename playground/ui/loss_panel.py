@@ -12,7 +12,7 @@ panel (``build``) only change how the session's history is drawn.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 import gradio as gr
 import torch
@@ -26,6 +26,7 @@ from playground.plots import loss_figure
 from playground.insight.baselines import axis_key, reference_lines
 from playground.insight.runs import RunRecord
 from playground.tokenizer import Tokenizer
+from playground.train import Record
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure
 
@@ -33,7 +34,7 @@ X_CHOICES = [(tr("choice_x_step"), "step"), (tr("choice_x_tokens"), "tokens"),
              (tr("choice_x_elapsed"), "elapsed")]
 
 
-def figure(session: Session, history: Sequence[dict[str, Any]]):
+def figure(session: Session, history: Sequence[Record]):
     """The loss figure of ``history`` with the session's x axis and reference lines."""
     refs = session.references if session.show_references else ()
     return loss_figure(history, x=session.plot_x, references=refs, lang=session.lang)
@@ -67,7 +68,7 @@ def begin(session: Session, corpus: Corpus, tokenizer: Tokenizer, train_ids: tor
     session.coach = ""
 
 
-def coach(session: Session, history: Sequence[dict[str, Any]], model_cfg: ModelConfig,
+def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
           train_cfg: TrainConfig, train_tokens: int) -> str:
     """The coach's notes as markdown (also kept in ``session.coach``)."""
     unigram = next((r.value for r in session.references if r.key == "unigram"), None)

@@ -28,6 +28,7 @@ import gradio as gr
 
 from playground.insight.attention import AttentionMaps
 from playground.checkpoint import BundleError
+from playground.train import Record
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.i18n import DEFAULT_LANGUAGE, Message, error_text, localize, msg, t
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
@@ -68,7 +69,7 @@ class Session:
     model_tokenizer: Tokenizer | None = None
     model_config: ModelConfig | None = None
     train_config: TrainConfig | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)
+    history: list[Record] = field(default_factory=list)  # the run's records, as Trainer.history
     trainer_state: dict[str, Any] | None = None  # what continuing a run needs
     bundle_path: str | None = None
     # a run's life: pending (Start accepted, waiting in the queue) -> running -> neither.

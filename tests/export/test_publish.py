@@ -13,19 +13,18 @@ from playground.export.publish import (
 )
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
+from playground.train import EndRecord, EvalRecord, StepRecord
 
 from checks import TINY_MODEL, assert_translated
 
 # --- the model card and the Hub -----------------------------------------------------------
 
 HISTORY = [
-    {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.2, "train_bpc": 6.06,
-     "val_bpc": 6.06, "elapsed": 0.5, "sample": None},
-    {"kind": "step", "step": 10, "tokens": 1280, "loss": 3.1, "lr": 1e-3, "tokens_per_s": 900.0,
-     "elapsed": 2.0},
-    {"kind": "eval", "step": 10, "tokens": 1280, "train_loss": 3.0, "val_loss": 3.25, "train_bpc": 4.33,
-     "val_bpc": 4.69, "elapsed": 2.5, "sample": "To be"},
-    {"kind": "end", "step": 10, "reason": "done", "message": "Finished all 10 steps."},
+    EvalRecord(step=0, tokens=0, train_loss=4.2, val_loss=4.2, train_bpc=6.06, val_bpc=6.06, elapsed=0.5),
+    StepRecord(step=10, tokens=1280, loss=3.1, lr=1e-3, tokens_per_s=900.0, elapsed=2.0),
+    EvalRecord(step=10, tokens=1280, train_loss=3.0, val_loss=3.25, train_bpc=4.33, val_bpc=4.69,
+               elapsed=2.5, sample="To be"),
+    EndRecord(step=10, reason="done", message="Finished all 10 steps."),
 ]
 
 

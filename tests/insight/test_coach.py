@@ -15,15 +15,13 @@ CFG = TrainConfig(max_steps=1000, warmup_steps=50, eval_interval=100)
 
 
 def steps(losses, first=1):
-    return [{"kind": "step", "step": first + i, "tokens": 768 * (first + i), "loss": float(loss),
-             "lr": 1e-3, "tokens_per_s": 5000.0, "elapsed": 0.1 * (first + i)}
+    return [StepRecord(first + i, 768 * (first + i), float(loss), 1e-3, 5000.0, 0.1 * (first + i))
             for i, loss in enumerate(losses)]
 
 
 def evals(pairs, every=100):
-    return [{"kind": "eval", "step": i * every, "tokens": 768 * i * every, "train_loss": train,
-             "val_loss": val, "train_bpc": train / math.log(2), "val_bpc": val / math.log(2),
-             "elapsed": 10.0 * i, "sample": None}
+    return [EvalRecord(i * every, 768 * i * every, train, val, train / math.log(2), val / math.log(2),
+                       10.0 * i, sample=None)
             for i, (train, val) in enumerate(pairs)]
 
 
@@ -47,7 +45,7 @@ def test_a_healthy_run_gets_no_notes():
     history = steps(healthy_losses()) + evals(
         [(LN_V, LN_V), (2.6, 2.65), (2.0, 2.08), (1.75, 1.85), (1.62, 1.74), (1.57, 1.70),
          (1.55, 1.69), (1.53, 1.685), (1.52, 1.684), (1.51, 1.683), (1.5, 1.683)])
-    history.append({"kind": "end", "step": 1000, "reason": "done", "message": "Finished."})
+    history.append(EndRecord(1000, "done", "Finished."))
     assert notes(history, unigram=3.3) == []
 
 
@@ -59,7 +57,7 @@ def test_an_empty_or_young_history_gets_no_notes():
 def test_nan_at_the_end_says_where_and_suggests_a_lower_rate_and_float32():
     cfg = TrainConfig(lr=3e-3, min_lr=3e-4, warmup_steps=10, grad_clip=0.0, dtype="bfloat16")
     history = steps(healthy_losses(120)) + [
-        {"kind": "end", "step": 121, "reason": "nan", "message": "The loss became NaN."}]
+        EndRecord(121, "nan", "The loss became NaN.")]
     (note,) = notes(history, config=cfg)
     assert note.kind == "nan"
     assert note.seen == "The loss became NaN at step 121: the numbers overflowed and the run stopped."
@@ -164,7 +162,7 @@ def test_notes_come_most_urgent_first_and_in_chinese_when_asked():
     assert found[2].seen.startswith("模型有 50,000,000 个参数")
 
 
-def test_record_dataclasses_work_like_their_dicts():
+def test_an_end_record_of_a_finished_run_adds_no_note():
     records = [StepRecord(s, 768 * s, LN_V, 1e-3, 5000.0, 0.1 * s) for s in range(1, 301)]
     records.append(EvalRecord(300, 230_400, LN_V, LN_V, 6.0, 6.0, 30.0))
     records.append(EndRecord(300, "done", "Finished."))

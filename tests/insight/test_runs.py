@@ -1,5 +1,6 @@
 """Comparing runs: records, the settings that differ, one-switch ablations, units."""
 
+import dataclasses
 import math
 
 import pytest
@@ -12,18 +13,16 @@ from playground.insight.runs import (
     settings_diff, val_curves,
 )
 from playground.tokenizer import train_tokenizer
-from playground.train import EvalRecord, StepRecord, Trainer, prepare_data
+from playground.train import EndRecord, EvalRecord, StepRecord, Trainer, prepare_data
 
 from checks import assert_translated
 
 EVALS = [
-    {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.3, "train_bpc": 6.06,
-     "val_bpc": 6.2, "elapsed": 0.5, "sample": None},
-    {"kind": "step", "step": 50, "tokens": 3200, "loss": 2.9, "lr": 1e-3, "tokens_per_s": 900.0,
-     "elapsed": 4.0},
-    {"kind": "eval", "step": 50, "tokens": 3200, "train_loss": 2.8, "val_loss": 2.9, "train_bpc": 4.04,
-     "val_bpc": 4.18, "elapsed": 4.5, "sample": "to be"},
-    {"kind": "end", "step": 50, "reason": "done", "message": "Finished all 50 steps."},
+    EvalRecord(step=0, tokens=0, train_loss=4.2, val_loss=4.3, train_bpc=6.06, val_bpc=6.2, elapsed=0.5),
+    StepRecord(step=50, tokens=3200, loss=2.9, lr=1e-3, tokens_per_s=900.0, elapsed=4.0),
+    EvalRecord(step=50, tokens=3200, train_loss=2.8, val_loss=2.9, train_bpc=4.04, val_bpc=4.18,
+               elapsed=4.5, sample="to be"),
+    EndRecord(step=50, reason="done", message="Finished all 50 steps."),
 ]
 
 
@@ -43,23 +42,26 @@ def test_a_record_keeps_its_final_figures():
 
 
 def test_a_record_copies_the_history_so_later_changes_do_not_leak_in():
-    history = [dict(r) for r in EVALS]
+    history = list(EVALS)
     r = RunRecord.create("a", ModelConfig(), TrainConfig(), "char", history)
-    history[2]["val_loss"] = 99.0
-    history.append({"kind": "eval", "step": 60, "val_loss": 1.0})
-    assert r.final_val_loss == 2.9 and r.steps == 50
+    with pytest.raises(dataclasses.FrozenInstanceError):  # the records themselves cannot change
+        history[2].val_loss = 99.0
+    history.append(EvalRecord(60, 3840, 1.0, 1.0, 1.44, 1.44, 5.0))
+    assert r.final_val_loss == 2.9 and r.steps == 50 and r.history == EVALS
 
 
-def test_record_dataclasses_are_stored_as_dicts():
+def test_records_are_kept_as_records():
     records = [EvalRecord(0, 0, 4.0, 4.1, 5.8, 5.9, 0.2), StepRecord(1, 64, 3.9, 1e-4, 100.0, 0.4)]
     r = RunRecord.create("a", ModelConfig(), TrainConfig(), "char", records)
-    assert r.history[0] == {"kind": "eval", **records[0].to_dict()}
+    assert r.history == records and r.history is not records
     assert r.final_val_bpc == 5.9 and r.seconds == 0.4
 
 
-def test_without_val_bpc_the_record_converts_the_loss():
-    r = run("a", history=[{"kind": "eval", "step": 1, "val_loss": 2.0 * math.log(2)}], cpt=2.0)
-    assert r.final_val_bpc == pytest.approx(1.0)
+def test_final_val_bpc_is_the_last_evaluations_own():
+    """The evaluation converted its loss with its split's characters per token; the run keeps it."""
+    last = EvalRecord(1, 64, 1.5, 2.0 * math.log(2), 1.1, 1.25, 0.3)
+    r = run("a", history=[EVALS[0], last], cpt=2.0)  # 2.0 would make it 1.0
+    assert r.final_val_bpc == 1.25 and r.final_val_loss == 2.0 * math.log(2)
     assert run("b", history=[]).final_val_loss is None and run("b", history=[]).final_val_bpc is None
 
 
@@ -169,7 +171,8 @@ def test_same_run_one_change_end_to_end(tiny_text):
 
     # no change at all: same seed, same data, the very same curve
     again = train(*[ModelConfig.from_dict(a.model_config), TrainConfig.from_dict(a.train_config)], tiny_text, tok)
-    assert [r["val_loss"] for r in again if "val_loss" in r] == [r["val_loss"] for r in a.history if "val_loss" in r]
+    assert [r.val_loss for r in again if isinstance(r, EvalRecord)] == [
+        r.val_loss for r in a.history if isinstance(r, EvalRecord)]
 
     changed = one_change(a, "pos", "none")
     b = RunRecord.create("none", *changed, "char", train(*changed, tiny_text, tok))
