@@ -52,6 +52,12 @@ def torchrun(tmp_path, *argv, nproc=2, entry=("-m", "playground"), **env) -> sub
                           text=True, timeout=RUN_TIMEOUT_S)
 
 
+def window_starts(trainer, batch_size: int = 8) -> torch.Tensor:
+    """The same ``batch_size`` window starts in every process (a generator seeded alike)."""
+    return torch.randint(len(trainer.train_ids) - trainer.block_size, (batch_size,),
+                         generator=torch.Generator().manual_seed(5))
+
+
 def step_losses(history) -> list[float]:
     return [r.loss for r in history if isinstance(r, StepRecord)]
 
@@ -211,7 +217,7 @@ def _agreement_worker(rank: int, world_size: int, port: int, out_dir: str) -> No
         results["evals"] = [[r.train_loss, r.val_loss] for r in records if isinstance(r, EvalRecord)]
         results["weights"] = [p.detach().double().sum().item() for p in model.parameters()]
         # the batch this rank trains on: its half of the global batch
-        x, _ = trainer._batch(trainer.train_ids, 8, torch.Generator().manual_seed(5))
+        x, _ = trainer._gather(trainer.train_ids, window_starts(trainer))
         results["batch"] = x.tolist()
         # leave together, as the CLI does: a process that tears its connections down while
         # the other still uses them can abort the other ("terminate called", seen once in CI)
@@ -251,7 +257,7 @@ def test_all_processes_agree_on_stop_nan_evaluation_and_weights(tmp_path):
     # one process with the whole batch, grad_accum 2 as well: the same windows, the same run
     model = tiny_model()
     trainer = make_trainer(model, tiny_config(max_steps=4, grad_accum=2, eval_interval=2))
-    whole, _ = trainer._batch(trainer.train_ids, 8, torch.Generator().manual_seed(5))  # (8, T)
+    whole, _ = trainer._gather(trainer.train_ids, window_starts(trainer))  # (8, T)
     halves = [torch.tensor(r["batch"]) for r in ranks]
     assert [h.shape for h in halves] == [(4, BLOCK)] * 2
     assert torch.equal(torch.cat(halves), whole)
