@@ -52,19 +52,17 @@ class RunRecord:
     train_config: dict[str, Any]
     tokenizer_kind: str  # "char" | "bpe"
     history: list[Record]
-    chars_per_token: float = 1.0  # of the tokenizer on the corpus
     corpus_name: str = ""
     corpus_source: str = ""  # Corpus.source: bundled | hub | upload | paste
     n_params: int = 0
 
     @classmethod
     def create(cls, name: str, model_config: ModelConfig, train_config: TrainConfig,
-               tokenizer_kind: str, history: Iterable[Record], *, chars_per_token: float = 1.0,
-               corpus_name: str = "", corpus_source: str = "", n_params: int = 0) -> "RunRecord":
+               tokenizer_kind: str, history: Iterable[Record], *, corpus_name: str = "", corpus_source: str = "", n_params: int = 0) -> "RunRecord":
         """A record from typed configs; the history is copied (its records are frozen), so the
         run can go on growing."""
         return cls(name, model_config.to_dict(), train_config.to_dict(), tokenizer_kind,
-                   list(history), chars_per_token, corpus_name, corpus_source, n_params)
+                   list(history), corpus_name, corpus_source, n_params)
 
     @property
     def vocab_size(self) -> int:

@@ -86,13 +86,12 @@ def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
 
 
 def finish(session: Session, corpus: Corpus, tokenizer: Tokenizer, model_cfg: ModelConfig,
-           train_cfg: TrainConfig, chars_per_token: float) -> RunRecord | None:
+           train_cfg: TrainConfig) -> RunRecord | None:
     """Keep the run that just ended (done or stopped) for the Compare tab."""
     if not session.history:
         return None
     run = RunRecord.create(session.next_run_name, model_cfg, train_cfg, tokenizer.kind,
-                           session.history, chars_per_token=chars_per_token,
-                           corpus_name=corpus.name, corpus_source=corpus.source,
+                           session.history, corpus_name=corpus.name, corpus_source=corpus.source,
                            n_params=count_params(model_cfg))
     session.runs.add(run)
     session.next_run_name = ""

@@ -14,8 +14,8 @@ that last update.)
 
 from __future__ import annotations
 
-import dataclasses
 import time
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import gradio as gr
@@ -33,6 +33,8 @@ from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import loss_panel, zerogpu
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
+from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
+                                    PageSettings, takes_settings)  # for the tabs and tests)
 
 PUSHES_PER_S = 4  # at most this many plot updates a second...
 # ...and fewer when drawing gets slow (a long history): the figure is built here and
@@ -61,12 +63,6 @@ def preset_key(name: str) -> str:
     """
     return "page_preset_" + name.replace("-", "_")
 
-MODEL_SETTINGS = ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
-                  "norm_placement", "activation", "dropout", "bias", "tie_weights",
-                  "scale_embedding", "rope_base", "norm_eps")
-TRAIN_SETTINGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
-SETTINGS = MODEL_SETTINGS + TRAIN_SETTINGS
-
 SECTIONS = {
     "Model shape": ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio"),
     "Architecture variants": ("pos", "norm", "norm_placement", "activation", "dropout", "bias",
@@ -88,25 +84,7 @@ ROW_WIDTH = 6  # settings per row; more squeezes their explanations
 
 def preset_values(name: str) -> list[Any]:
     """The values of every widget in ``SETTINGS`` order for a preset."""
-    if name not in PRESETS:
-        raise ConfigError(msg("train_status_unknown_preset", name=repr(name),
-                              choices=", ".join(PRESETS)))
-    preset = PRESETS[name]
-    return ([getattr(preset.model, f) for f in MODEL_SETTINGS]
-            + [getattr(preset.train, f) for f in TRAIN_SETTINGS])
-
-
-def _typed(name: str, value: Any, default: Any) -> Any:
-    """A widget value with the type of the config field (Number widgets give floats)."""
-    if value is None or value == "":
-        raise ConfigError(msg("train_status_empty", name=name))
-    if isinstance(default, bool):
-        return bool(value)
-    if isinstance(default, int) and isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(default, float) and isinstance(value, int):
-        return float(value)
-    return value
+    return PageSettings.preset(name).as_list()
 
 
 def configs_from_settings(values: Sequence[Any], vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
@@ -116,25 +94,20 @@ def configs_from_settings(values: Sequence[Any], vocab_size: int) -> tuple[Model
     >>> m.n_layer, t.max_steps
     (2, 600)
     """
-    if len(values) != len(SETTINGS):
-        raise ConfigError(msg("train_status_count", expected=len(SETTINGS), got=len(values)))
-    defaults = {**ModelConfig().to_dict(), **TrainConfig().to_dict()}
-    typed = {name: _typed(name, v, defaults[name]) for name, v in zip(SETTINGS, values)}
-    model = ModelConfig(vocab_size=vocab_size, **{k: typed[k] for k in MODEL_SETTINGS})
-    train = TrainConfig(**{k: typed[k] for k in TRAIN_SETTINGS})
-    return model, train
+    return PageSettings.from_list(values).configs(vocab_size)
 
 
 def _vocab_size(session: Session) -> int:
     return session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
 
 
-def describe_settings(session: Session | None, *values: Any) -> str:
+@takes_settings
+def describe_settings(session: Session | None, settings: PageSettings) -> str:
     """Markdown: parameter count, memory estimate and tokens per step, or what is wrong."""
     session = ensure(session)
     lang = session.lang
     try:
-        model_cfg, train_cfg = configs_from_settings(values, _vocab_size(session))
+        model_cfg, train_cfg = settings.configs(_vocab_size(session))
     except ConfigError as error:
         return t("train_status_check", lang, error=error_text(error, lang))
     key = "train_status_summary" if session.tokenizer else "train_status_summary_default_vocab"
@@ -212,14 +185,14 @@ def stop_training(session: Session | None) -> None:
     gr.Info(t("train_status_stopping", session.lang), title=t("title_info", session.lang))
 
 
-def _plan(session: Session, continue_training: bool, values: Sequence[Any]) -> PreparedRun:
+def _plan(session: Session, continue_training: bool, settings: PageSettings) -> PreparedRun:
     """Check everything before a run starts (``prepare_run``); returns the run, or raises."""
     corpus = session.corpus_or_default()
     # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
     check = not zerogpu.ON_ZERO_GPU
     if continue_training:
         require_model(session, msg("page_action_continue"))
-        _, train_cfg = configs_from_settings(values, session.model_tokenizer.vocab_size)
+        _, train_cfg = settings.configs(session.model_tokenizer.vocab_size)
         return prepare_run(corpus, session.model_tokenizer, session.model_config, train_cfg,
                            model=session.model, trainer_state=session.trainer_state,
                            check_free_memory=check)
@@ -231,7 +204,7 @@ def _plan(session: Session, continue_training: bool, values: Sequence[Any]) -> P
                 title=t("title_info", session.lang))
     if session.tokenizer_corpus is not corpus:
         raise ConfigError(msg("train_status_other_corpus", name=corpus.name))
-    model_cfg, train_cfg = configs_from_settings(values, tokenizer.vocab_size)
+    model_cfg, train_cfg = settings.configs(tokenizer.vocab_size)
     return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check)
 
 
@@ -246,18 +219,22 @@ def _save_bundle(session: Session) -> str:
 
 
 @friendly_errors
-def train_model(session: Session | None, continue_training: bool, *values: Any,
+@takes_settings
+def train_model(session: Session | None, continue_training: bool, settings: PageSettings, *,
                 chunk_seconds: float | None = None):
     """Train (or continue) a model with the settings; streams (session, plot, status, samples,
     download button, coach notes). ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in
-    tests. A run that ends (done or stopped) is kept in ``session.runs`` for the Compare tab."""
+    tests. A run that ends (done or stopped) is kept in ``session.runs`` for the Compare tab.
+
+    The settings are named parameters (``takes_settings``): ``/train_model`` over the API
+    takes ``n_layer=4, max_steps=500``, the rest as the page's default preset."""
     session = ensure(session)
     lang = session.lang
     session.run_pending = False
     if session.running:
         raise gr.Error(t("train_status_already_running", lang),
                        title=t("title_already_training", lang), print_exception=False)
-    plan = _plan(session, continue_training, values)
+    plan = _plan(session, continue_training, settings)
     corpus, tokenizer = plan.corpus, plan.tokenizer
     model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
     run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
@@ -301,8 +278,7 @@ def train_model(session: Session | None, continue_training: bool, *values: Any,
         bundle = _save_bundle(session)
         status = _end_status(end, last_eval, lang)
         loss_panel.coach(session, session.history, model_cfg, train_cfg, len(train_ids))
-        loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg,
-                          plan.data.val_chars_per_token)
+        loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg)
         yield (session, loss_panel.figure(session, session.history), status, samples,
                gr.DownloadButton(value=bundle, visible=True), session.coach)
     finally:
@@ -346,8 +322,7 @@ def upload_bundle(session: Session | None, path: str | None):
     session.attention = None
     session.references, session.model_corpus = [], None  # the bundle's text is not known here
     step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
-    values = ([getattr(bundle.model_config, f) for f in MODEL_SETTINGS]
-              + [getattr(bundle.train_config, f) for f in TRAIN_SETTINGS])
+    values = PageSettings.from_configs(bundle.model_config, bundle.train_config).as_list()
     status = t("train_status_loaded_trained" if step else "train_status_loaded", session.lang,
                params=f"{bundle.model.num_params():,}", kind=bundle.tokenizer.kind,
                vocab=f"{bundle.tokenizer.vocab_size:,}", step=f"{step:,}")
@@ -367,12 +342,25 @@ def _widget(name: str, value: Any) -> gr.components.Component:
     return gr.Number(value=value, label=label, info=info, minimum=0, step=1e-4 if value < 0.01 else 0.01)
 
 
-def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
+@dataclass
+class TrainTab:
+    """The training tab's widgets that other tabs use."""
+
+    settings: list[gr.components.Component]  # one widget per setting, in ``SETTINGS`` order
+    summary: gr.Markdown  # parameter count and memory (``describe_settings``)
+    device: gr.Markdown
+    continue_training: gr.Checkbox
+    plot: gr.Plot
+    status: gr.Markdown
+    outputs: list[gr.components.Component]  # what ``train_model`` streams to, session first
+
+
+def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     gr.Markdown(tr("train_intro"))
     device = gr.Markdown(device_line())
     preset = gr.Dropdown([(tr(preset_key(name)), name) for name in PRESETS],
                          value=DEFAULT_PRESET, label=tr("preset"), info=tr("preset_info"))
-    values = dict(zip(SETTINGS, preset_values(DEFAULT_PRESET)))
+    values = PageSettings.preset(DEFAULT_PRESET).values
     widgets: dict[str, gr.components.Component] = {}
     for section, names in SECTIONS.items():
         with gr.Accordion(tr(SECTION_KEYS[section]), open=section in OPEN_SECTIONS):
@@ -414,6 +402,6 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, Any]:
     upload.upload(upload_bundle, [session, upload],
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=None, api_name="upload_bundle")
-    return {"summary": summary, "settings": settings, "describe": describe_settings, "device": device,
-            "plot": plot, "continue": continue_training,
-            "outputs": [session, plot, status, samples, download, coach], "download": download}
+    return TrainTab(settings=settings, summary=summary, device=device,
+                    continue_training=continue_training, plot=plot, status=status,
+                    outputs=[session, plot, status, samples, download, coach])

@@ -26,11 +26,11 @@ EVALS = [
 ]
 
 
-def run(name="", tokenizer="char", history=EVALS, cpt=1.0, **changes):
+def run(name="", tokenizer="char", history=EVALS, **changes):
     model_changes = {k: v for k, v in changes.items() if k in ModelConfig.__dataclass_fields__}
     train_changes = {k: v for k, v in changes.items() if k in TrainConfig.__dataclass_fields__}
     return RunRecord.create(name, ModelConfig(**model_changes), TrainConfig(**train_changes),
-                            tokenizer, history, chars_per_token=cpt, corpus_name="Tiny Shakespeare",
+                            tokenizer, history, corpus_name="Tiny Shakespeare",
                             corpus_source="bundled", n_params=1234)
 
 
@@ -60,7 +60,7 @@ def test_records_are_kept_as_records():
 def test_final_val_bpc_is_the_last_evaluations_own():
     """The evaluation converted its loss with its split's characters per token; the run keeps it."""
     last = EvalRecord(1, 64, 1.5, 2.0 * math.log(2), 1.1, 1.25, 0.3)
-    r = run("a", history=[EVALS[0], last], cpt=2.0)  # 2.0 would make it 1.0
+    r = run("a", history=[EVALS[0], last])
     assert r.final_val_bpc == 1.25 and r.final_val_loss == 2.0 * math.log(2)
     assert run("b", history=[]).final_val_loss is None and run("b", history=[]).final_val_bpc is None
 
@@ -86,7 +86,7 @@ def test_settings_that_compare_equal_across_types_still_differ():
 
 
 def test_compare_unit_is_bits_per_character_across_tokenizers():
-    a, b = run("a"), run("b", tokenizer="bpe", vocab_size=512, cpt=3.1)
+    a, b = run("a"), run("b", tokenizer="bpe", vocab_size=512)
     assert compare_unit([a, run("a2", pos="rope")]) == "loss"
     assert compare_unit([a, b]) == "bpc"
     assert val_curves([a, b]) == [("a", [0, 50], [6.2, 4.18]), ("b", [0, 50], [6.2, 4.18])]
