@@ -70,11 +70,11 @@ def wheel(tmp_path_factory) -> Path:
     return built
 
 
-def test_wheel_holds_every_module_and_the_corpus(wheel):
+def test_wheel_holds_every_file_of_the_package(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
-    sources = {path.relative_to(ROOT).as_posix() for path in (ROOT / "playground").rglob("*.py")
-               if "__pycache__" not in path.parts}
-    assert {name for name in names if name.endswith(".py")} == sources
+    sources = {path.relative_to(ROOT).as_posix() for path in (ROOT / "playground").rglob("*")
+               if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc"}
+    assert {name for name in names if name.startswith("playground/")} == sources
     # corpus.BUNDLED_PATH and publish.TEMPLATE are read from beside the modules
     assert {"playground/data/tinyshakespeare.txt", "playground/export/standalone.py"} <= names
 
