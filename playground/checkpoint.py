@@ -80,7 +80,9 @@ MAX_RATIO = 100  # weights barely compress, JSON about 5x; 100x means crafted da
 RATIO_MIN_BYTES = 1 * 2**20  # below 1 MiB the ratio does not matter
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".bin")
-NEVER_UNPICKLED = msg("bundle_never_unpickled")
+NEVER_UNPICKLED = msg("Checkpoints here are never unpickled, because unpickling a file can run "
+                      "any code hidden in it. Load a .zip bundle saved by Transformer Playground "
+                      "instead.")
 
 # JSON tags for what JSON lacks, in trainer_state (see _encode_state)
 _TAGS = frozenset({"__tensor__", "__ndarray__", "__tuple__", "__items__"})
@@ -133,14 +135,17 @@ def save_bundle(
     """
     path = Path(path)
     if path.suffix.lower() != ".zip":
-        raise BundleError(msg("bundle_err_suffix", stem=path.stem, name=path.name))
+        raise BundleError(msg("A bundle is a .zip file; name it like '{stem}.zip', not '{name}'.",
+                              stem=path.stem, name=path.name))
     model = getattr(model, "_orig_mod", model)  # a torch.compile wrapper holds the real model
     model_config: ModelConfig = model.config
     if tokenizer.vocab_size != model_config.vocab_size:
-        raise BundleError(msg("bundle_err_vocab_save", tokens=tokenizer.vocab_size,
+        raise BundleError(msg("The tokenizer has {tokens} tokens but the model was built for "
+                              "{model}; they do not belong together, so no bundle was written.",
+                              tokens=tokenizer.vocab_size,
                               model=model_config.vocab_size))
     if not isinstance(train_config, TrainConfig):
-        train_config = _config(TrainConfig, train_config, msg("bundle_what_train"))
+        train_config = _config(TrainConfig, train_config, msg("training settings"))
     meta = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -232,7 +237,8 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
         try:
             tensors[name] = torch.from_numpy(np.ascontiguousarray(obj).copy())
         except TypeError:
-            raise BundleError(msg("bundle_err_state_ndarray", where=where, dtype=str(obj.dtype))) from None
+            raise BundleError(msg("{where} is a numpy array of {dtype}, which a bundle cannot "
+                                  "store.", where=where, dtype=str(obj.dtype))) from None
         return {"__ndarray__": name}
     if isinstance(obj, np.generic):
         return obj.item()
@@ -250,7 +256,9 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
              _encode_state(v, tensors, f"{where}[{k!r}]")]
             for k, v in obj.items()
         ]}
-    raise BundleError(msg("bundle_err_state_type", where=where, type=type(obj).__name__))
+    raise BundleError(msg("{where} is a {type}; trainer_state may hold only tensors, numpy "
+                          "arrays, numbers, strings, None, lists, tuples and dicts (bundles never "
+                          "pickle).", where=where, type=type(obj).__name__))
 
 
 def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
@@ -276,10 +284,10 @@ def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
 RECORD_KINDS = {cls.kind: cls for cls in RECORD_TYPES}
 # What a record field's JSON value may be, by the field's annotation, and the words for it
 _FIELD_TYPES = {
-    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), "bundle_expect_int"),
-    "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "bundle_expect_float"),
-    "str": (lambda v: isinstance(v, str), "bundle_expect_text"),
-    "str | None": (lambda v: v is None or isinstance(v, str), "bundle_expect_text_or_null"),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), msg("a whole number")),
+    "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), msg("a number")),
+    "str": (lambda v: isinstance(v, str), msg("a text")),
+    "str | None": (lambda v: v is None or isinstance(v, str), msg("a text or null")),
 }
 
 
@@ -311,7 +319,8 @@ def records_from_json(data: Any, name: str) -> list[Record]:
     playground.checkpoint.BundleError: Record 1 of the training history in 'a.zip' (kind 'end') lacks message: the history is damaged. Save the bundle again.
     """
     if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-        raise BundleError(msg("bundle_err_history", name=name))
+        raise BundleError(msg("The training history in '{name}' is damaged (expected a list of "
+                              "records).", name=name))
     return [_record_from_json(item, i + 1, name) for i, item in enumerate(data)]
 
 
@@ -319,23 +328,34 @@ def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
     kind = item.get("kind")
     cls = RECORD_KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
-        raise BundleError(msg("bundle_err_record_kind", name=name, number=number, kind=repr(kind),
+        raise BundleError(msg("Record {number} of the training history in '{name}' is of the "
+                              "unknown kind {kind} (a record is one of: {kinds}). The bundle may "
+                              "come from a newer Transformer Playground: update the playground to "
+                              "load it.", name=name, number=number, kind=repr(kind),
                               kinds=", ".join(RECORD_KINDS)))
     fields = {f.name: f for f in dataclasses.fields(cls)}
     given = {k: v for k, v in item.items() if k != "kind"}
     unknown = [k for k in given if k not in fields]
     if unknown:
-        raise BundleError(msg("bundle_err_record_unknown", name=name, number=number, kind=kind,
+        raise BundleError(msg("Record {number} of the training history in '{name}' (kind "
+                              "'{kind}') has fields this version does not know: {fields}. The "
+                              "bundle may come from a newer Transformer Playground: update the "
+                              "playground to load it.", name=name, number=number, kind=kind,
                               fields=", ".join(map(repr, unknown))))
     missing = [k for k, f in fields.items() if k not in given and f.default is dataclasses.MISSING]
     if missing:
-        raise BundleError(msg("bundle_err_record_missing", name=name, number=number, kind=kind,
+        raise BundleError(msg("Record {number} of the training history in '{name}' (kind "
+                              "'{kind}') lacks {fields}: the history is damaged. Save the bundle "
+                              "again.", name=name, number=number, kind=kind,
                               fields=", ".join(missing)))
     for key, value in given.items():
         fits, expected = _FIELD_TYPES[fields[key].type]
         if not fits(value):
-            raise BundleError(msg("bundle_err_record_value", name=name, number=number, field=key,
-                                  value=repr(value)[:40], expected=msg(expected)))
+            raise BundleError(msg("Record {number} of the training history in '{name}' has "
+                                  "{field} = {value}, which should be {expected}: the history is "
+                                  "damaged. Save the bundle again.",
+                                  name=name, number=number, field=key,
+                                  value=repr(value)[:40], expected=expected))
     return cls(**given)
 
 
@@ -356,40 +376,50 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> 
 
     meta = _json_member(members, META, name)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise BundleError(msg("bundle_err_foreign", name=name))
+        raise BundleError(msg("'{name}' is a zip file, but not a Transformer Playground bundle.",
+                              name=name))
     version = meta.get("format_version")
     if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise BundleError(msg("bundle_err_version", name=name, version=repr(version)))
+        raise BundleError(msg("'{name}' has an unknown bundle format version ({version}); it is "
+                              "damaged.", name=name, version=repr(version)))
     if version > FORMAT_VERSION:
-        raise BundleError(msg("bundle_err_newer", name=name, version=version,
+        raise BundleError(msg("'{name}' was saved by a newer Transformer Playground (bundle "
+                              "format {version}; this one reads format {supported}). Update the "
+                              "playground to load it.", name=name, version=version,
                               supported=FORMAT_VERSION))
     missing = [m for m in REQUIRED if m not in members]
     if meta.get("has_trainer_state"):
         missing += [m for m in (STATE_JSON, STATE_TENSORS) if m not in members]
     if missing:
-        raise BundleError(msg("bundle_err_incomplete", name=name, members=", ".join(missing)))
+        raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle again.",
+                              name=name, members=", ".join(missing)))
 
     model_config = _config(ModelConfig, _json_member(members, MODEL_CONFIG, name),
-                           msg("bundle_what_model"))
+                           msg("model settings"))
     train_config = _config(TrainConfig, _json_member(members, TRAIN_CONFIG, name),
-                           msg("bundle_what_train"))
+                           msg("training settings"))
     try:
         tokenizer = tokenizer_from_json(members[TOKENIZER].decode("utf-8"))
     except (TokenizerError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise BundleError(msg("bundle_err_tokenizer", name=name, reason=_reason(exc))) from exc
+        raise BundleError(msg("The tokenizer in '{name}' cannot be rebuilt: {reason}",
+                              name=name, reason=_reason(exc))) from exc
     if tokenizer.vocab_size != model_config.vocab_size:
-        raise BundleError(msg("bundle_err_vocab", name=name, tokens=tokenizer.vocab_size,
+        raise BundleError(msg("In '{name}' the tokenizer has {tokens} tokens but the model was "
+                              "built for {model}: the parts come from different runs.",
+                              name=name, tokens=tokenizer.vocab_size,
                               model=model_config.vocab_size))
     history = records_from_json(_json_member(members, HISTORY, name), name)
 
     model = _model_from_weights(model_config, members[WEIGHTS], name)
     trainer_state = None
     if STATE_JSON in members:
-        tensors, _ = _safetensors(members.get(STATE_TENSORS, b""), msg("bundle_part_state", name=name))
+        tensors, _ = _safetensors(members.get(STATE_TENSORS, b""), msg(
+            "the trainer state in '{name}'", name=name))
         try:
             trainer_state = _decode_state(_json_member(members, STATE_JSON, name), tensors)
         except (KeyError, TypeError, ValueError) as exc:
-            raise BundleError(msg("bundle_err_state_damaged", name=name, reason=repr(exc))) from exc
+            raise BundleError(msg("The trainer state in '{name}' is damaged ({reason}).",
+                                  name=name, reason=repr(exc))) from exc
         if isinstance(trainer_state, dict) and "history" in trainer_state:
             trainer_state["history"] = records_from_json(trainer_state["history"], name)
     model = model.to(device).eval()
@@ -400,27 +430,34 @@ def _read_members(path: Path) -> dict[str, bytes]:
     """The known members of the zip at ``path``, read in memory after every guard."""
     name = path.name
     if not path.exists():
-        raise BundleError(msg("bundle_err_no_file", path=str(path)))
+        raise BundleError(msg("There is no file at '{path}'.", path=str(path)))
     if path.is_dir():
-        raise BundleError(msg("bundle_err_folder", path=str(path)))
+        raise BundleError(msg("'{path}' is a folder; choose the bundle's .zip file.",
+                              path=str(path)))
     if path.suffix.lower() in PICKLE_SUFFIXES:
-        raise BundleError(msg("bundle_err_pickle_suffix", name=name, suffix=path.suffix,
+        raise BundleError(msg("'{name}' looks like a PyTorch pickle file ({suffix}). {never}",
+                              name=name, suffix=path.suffix,
                               never=NEVER_UNPICKLED))
     with open(path, "rb") as f:
         head = f.read(8)
     if len(head) >= 2 and head[0] == 0x80 and 2 <= head[1] <= 5:  # PROTO opcode, protocols 2-5
-        raise BundleError(msg("bundle_err_pickle", name=name, never=NEVER_UNPICKLED))
+        raise BundleError(msg("'{name}' is a Python pickle. {never}",
+                              name=name, never=NEVER_UNPICKLED))
     if not zipfile.is_zipfile(path):
         if path.suffix.lower() == ".zip":
-            raise BundleError(msg("bundle_err_zip_truncated", name=name))
-        raise BundleError(msg("bundle_err_not_zip", name=name))
+            raise BundleError(msg("'{name}' is damaged or incomplete: it is named .zip, but its "
+                                  "zip directory cannot be found (an interrupted download or copy "
+                                  "does that).", name=name))
+        raise BundleError(msg("'{name}' is not a Transformer Playground bundle (a .zip file).",
+                              name=name))
     try:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
             _check_listing(infos, name)
             return {i.filename: zf.read(i) for i in infos if i.filename in KNOWN}
     except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-        raise BundleError(msg("bundle_err_zip_damaged", name=name, reason=str(exc))) from exc
+        raise BundleError(msg("'{name}' is damaged: a part of the zip cannot be read ({reason}). "
+                              "Save or download it again.", name=name, reason=str(exc))) from exc
 
 
 def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
@@ -429,47 +466,61 @@ def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
     for member in names:
         parts = member.replace("\\", "/").split("/")
         if member.startswith(("/", "\\")) or "\\" in member or ".." in parts or ":" in parts[0]:
-            raise BundleError(msg("bundle_err_suspicious", name=name, member=repr(member)))
+            raise BundleError(msg("'{name}' contains a suspicious entry ({member}); it was not "
+                                  "loaded.", name=name, member=repr(member)))
     if len(names) != len(set(names)):
-        raise BundleError(msg("bundle_err_duplicate", name=name))
+        raise BundleError(msg("'{name}' lists the same entry twice; it was not loaded.", name=name))
     if len(names) > MAX_MEMBERS:
-        raise BundleError(msg("bundle_err_too_many", name=name, n=len(names)))
+        raise BundleError(msg("'{name}' holds {n} entries, far more than a bundle; it was not "
+                              "loaded.", name=name, n=len(names)))
     total = sum(i.file_size for i in infos)
     if total > MAX_TOTAL_BYTES:
-        raise BundleError(msg("bundle_err_too_big", name=name, size=f"{total / 2**30:.1f}",
+        raise BundleError(msg("'{name}' would unpack to {size} GiB, more than the {limit} GiB a "
+                              "bundle may hold; it was not loaded.",
+                              name=name, size=f"{total / 2**30:.1f}",
                               limit=f"{MAX_TOTAL_BYTES / 2**30:.0f}"))
     for i in infos:
         if i.file_size > RATIO_MIN_BYTES and i.file_size > MAX_RATIO * max(i.compress_size, 1):
-            raise BundleError(msg("bundle_err_zip_bomb", name=name, member=i.filename,
+            raise BundleError(msg("'{name}' has an entry that unpacks {ratio} times larger than "
+                                  "it is stored ({member}); that is a zip bomb, not a bundle, so "
+                                  "it was not loaded.", name=name, member=i.filename,
                                   ratio=f"{i.file_size // max(i.compress_size, 1):,}"))
     if any(m.endswith((".pkl", ".pickle")) for m in names):
-        raise BundleError(msg("bundle_err_pickled_inside", name=name, never=NEVER_UNPICKLED))
+        raise BundleError(msg("'{name}' holds pickled data (a torch.save file?). {never}",
+                              name=name, never=NEVER_UNPICKLED))
     if META not in names:
         nested = [m for m in names if m.endswith("/" + META)]
         if nested:
-            raise BundleError(msg("bundle_err_foreign_folder", name=name,
+            raise BundleError(msg("'{name}' is a zip file, but not a Transformer Playground "
+                                  "bundle. Its files sit in a folder ({folder}/); zip the files "
+                                  "themselves.", name=name,
                                   folder=nested[0].rsplit("/", 1)[0]))
         held = ", ".join(names[:5]) + (" ..." if len(names) > 5 else "")
-        raise BundleError(msg("bundle_err_foreign_holds", name=name, members=held))
+        raise BundleError(msg("'{name}' is a zip file, but not a Transformer Playground bundle. "
+                              "It holds: {members}.", name=name, members=held))
 
 
 def _json_member(members: dict[str, bytes], member: str, name: str) -> Any:
     if member not in members:
-        raise BundleError(msg("bundle_err_incomplete", name=name, members=member))
+        raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle again.",
+                              name=name, members=member))
     try:
         return json.loads(members[member].decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
-        raise BundleError(msg("bundle_err_json", member=member, name=name, reason=str(exc))) from exc
+        raise BundleError(msg("{member} in '{name}' is damaged (not valid JSON: {reason}).",
+                              member=member, name=name, reason=str(exc))) from exc
 
 
 def _config(cls, data: Any, what: str):
     """A config from a dict, any problem turned into a BundleError that keeps its message."""
     if not isinstance(data, dict):
-        raise BundleError(msg("bundle_err_config_damaged", what=what))
+        raise BundleError(msg("The {what} in this bundle are damaged (expected a JSON object).",
+                              what=what))
     try:
         return cls.from_dict(data)
     except (ConfigError, TypeError) as exc:
-        raise BundleError(msg("bundle_err_config", what=what, reason=_reason(exc))) from exc
+        raise BundleError(msg("The {what} in this bundle cannot be used: {reason}",
+                              what=what, reason=_reason(exc))) from exc
 
 
 def _safetensors(data: bytes, what: str) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -481,41 +532,48 @@ def _safetensors(data: bytes, what: str) -> tuple[dict[str, torch.Tensor], dict[
         metadata = json.loads(data[8:8 + header_len]).get("__metadata__") or {}
         return safetensors.torch.load(data), metadata
     except Exception as exc:  # safetensors raises its own SafetensorError; struct, json theirs
-        raise BundleError(msg("bundle_err_tensors", what=what, reason=str(exc))) from exc
+        raise BundleError(msg("The tensors of {what} are damaged ({reason}).",
+                              what=what, reason=str(exc))) from exc
 
 
 def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
     """Build ``GPT(config)`` and load the weights, after checking they fit it exactly."""
-    tensors, metadata = _safetensors(data, msg("bundle_part_model", name=name))
+    tensors, metadata = _safetensors(data, msg("the model in '{name}'", name=name))
     for left_out, kept in metadata.items():  # restore the names of shared (tied) tensors
         if left_out not in tensors and kept in tensors:
             tensors[left_out] = tensors[kept]
     with torch.device("meta"):  # shapes only: settings that claim a huge model allocate nothing
         expected = GPT(config).state_dict()
-    problems = [msg("bundle_problem_missing", tensor=k) for k in expected if k not in tensors]
-    problems += [msg("bundle_problem_extra", tensor=k) for k in tensors if k not in expected]
+    problems = [msg("{tensor} is missing", tensor=k) for k in expected if k not in tensors]
+    problems += [msg("{tensor} is not part of this model",
+                     tensor=k) for k in tensors if k not in expected]
     problems += [
-        msg("bundle_problem_shape", tensor=k, shape=str(tuple(tensors[k].shape)),
+        msg("{tensor} is {shape} but these settings make it {expected}",
+            tensor=k, shape=str(tuple(tensors[k].shape)),
             expected=str(tuple(expected[k].shape)))
         for k in expected if k in tensors and tensors[k].shape != expected[k].shape
     ]
     problems += [
-        msg("bundle_problem_dtype", tensor=k, dtype=str(tensors[k].dtype))
+        msg("{tensor} holds {dtype} values, not floating-point weights",
+            tensor=k, dtype=str(tensors[k].dtype))
         for k in expected if k in tensors and not tensors[k].is_floating_point()
     ]
     if problems:
         shown = problems[0]  # "a; b; c; d; and 3 more", each part translatable
         for problem in problems[1:4]:
-            shown = msg("bundle_problems_join", first=shown, then=problem)
+            shown = msg("{first}; {then}", first=shown, then=problem)
         if len(problems) > 4:
-            shown = msg("bundle_problems_more", first=shown, n=len(problems) - 4)
-        raise BundleError(msg("bundle_err_weights", name=name, problems=shown))
+            shown = msg("{first}; and {n} more", first=shown, n=len(problems) - 4)
+        raise BundleError(msg("The weights in '{name}' do not fit its model settings: {problems}.",
+                              name=name, problems=shown))
     model = GPT(config)  # the weights fit it exactly, so it is no bigger than they are
     first_of: dict[int, str] = {}
     for k, t in model.state_dict().items():  # names the settings tie must hold equal matrices
         if t.numel() and first_of.setdefault(t.data_ptr(), k) != k:
             if not torch.equal(tensors[k], tensors[first_of[t.data_ptr()]]):
-                raise BundleError(msg("bundle_err_tied", name=name, first=first_of[t.data_ptr()],
+                raise BundleError(msg("The weights in '{name}' hold different values for {first} "
+                                      "and {second}, but its settings tie them (tie_weights=True).",
+                                      name=name, first=first_of[t.data_ptr()],
                                       second=k))
     model.load_state_dict(tensors, strict=True)
     return model

@@ -52,7 +52,7 @@ class CorpusError(ValueError):
 
 
 # The name of pasted text: English here, the page's language where the page shows it.
-PASTED_TEXT = msg("corpus_err_pasted_text")
+PASTED_TEXT = msg("pasted text")
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,8 @@ class Corpus:
     def preview(self, n_chars: int = 500) -> str:
         """The first ``n_chars`` characters, with "…" appended when the text goes on."""
         if isinstance(n_chars, bool) or not isinstance(n_chars, int) or n_chars < 0:
-            raise CorpusError(msg("corpus_err_preview_length", value=repr(n_chars)))
+            raise CorpusError(msg("The preview length must be a whole number ≥ 0, got {value}.",
+                                  value=repr(n_chars)))
         head = self.text[:n_chars]
         return head + "…" if len(self.text) > n_chars else head
 
@@ -108,11 +109,15 @@ class Corpus:
         """
         if (isinstance(val_fraction, bool) or not isinstance(val_fraction, (int, float))
                 or not 0.0 < val_fraction < 1.0):
-            raise CorpusError(msg("corpus_err_val_fraction", value=repr(val_fraction)))
+            raise CorpusError(msg("The validation fraction must be a number between 0 and 1 (for "
+                                  "example 0.1 for 10%), got {value}.", value=repr(val_fraction)))
         n = len(self.text)
         cut = int(n * (1.0 - val_fraction))
         if cut < MIN_SPLIT_CHARS or n - cut < MIN_SPLIT_CHARS:
-            raise CorpusError(msg("corpus_err_too_short", name=self.name, n=f"{n:,}",
+            raise CorpusError(msg("'{name}' has only {n} characters: too short to keep at least "
+                                  "{min_chars} characters each for training and validation with a "
+                                  "validation fraction of {fraction}. Use a longer text.",
+                                  name=self.name, n=f"{n:,}",
                                   min_chars=MIN_SPLIT_CHARS, fraction=f"{val_fraction:g}"))
         return self.text[:cut], self.text[cut:]
 
@@ -135,7 +140,8 @@ def load_tiny_shakespeare(source: str = "bundled") -> Corpus:
         return Corpus(_load_bundled(), name="Tiny Shakespeare", source="bundled")
     if source == "hub":
         return Corpus(_load_hub(), name="Tiny Shakespeare (Hub)", source="hub")
-    raise CorpusError(msg("corpus_err_source", source=repr(source)))
+    raise CorpusError(msg("Unknown source {source} for Tiny Shakespeare: use 'bundled' or 'hub'.",
+                          source=repr(source)))
 
 
 def _load_bundled() -> str:
@@ -146,16 +152,21 @@ def _load_bundled() -> str:
     try:
         raw = BUNDLED_PATH.read_bytes()
     except OSError as exc:
-        raise CorpusError(msg("corpus_err_bundled_missing", file=BUNDLED_PATH.name)) from exc
+        raise CorpusError(msg("The bundled copy of Tiny Shakespeare is missing from the package "
+                              "({file}): reinstall the package.", file=BUNDLED_PATH.name)) from exc
     dataset = Dataset.from_dict({"text": [raw.decode("utf-8")]})
     return dataset[0]["text"]
 
 
 def _load_hub() -> str:
     if _hub_offline():
-        raise CorpusError(msg("corpus_err_hub_offline"))
+        raise CorpusError(msg("The Hugging Face Hub is switched off here (HF_HUB_OFFLINE is set), "
+                              "so Tiny Shakespeare cannot be downloaded. The bundled copy is "
+                              "available: choose 'bundled'."))
     if not _hub_reachable():
-        raise CorpusError(msg("corpus_err_hub_unreachable", host=_hub_host()[0]))
+        raise CorpusError(msg("The Hugging Face Hub is unreachable (no network connection to "
+                              "{host}). The bundled copy of Tiny Shakespeare is available: choose "
+                              "'bundled'.", host=_hub_host()[0]))
     from datasets import load_dataset
 
     try:
@@ -164,7 +175,9 @@ def _load_hub() -> str:
         # they give the original file back.
         return "".join(dataset[split]["text"][0] for split in HUB_SPLITS)
     except Exception as exc:  # datasets raises many types (ConnectionError, HfHubHTTPError, ...)
-        raise CorpusError(msg("corpus_err_hub_failed", dataset=HUB_DATASET,
+        raise CorpusError(msg("Could not load {dataset} from the Hugging Face Hub ({reason}). The "
+                              "bundled copy of Tiny Shakespeare is available: choose 'bundled'.",
+                              dataset=HUB_DATASET,
                               reason=f"{type(exc).__name__}: {exc}")) from exc
 
 
@@ -230,11 +243,13 @@ def load_files(paths: PathLike | Iterable[PathLike], max_bytes: int = DEFAULT_MA
         paths = [paths]
     paths = [Path(p) for p in paths]
     if not paths:
-        raise CorpusError(msg("corpus_err_no_files"))
+        raise CorpusError(msg("No file was given: upload one or more .txt or .md files."))
 
     sizes = [_checked_size(path, max_bytes) for path in paths]
     if sum(sizes) > max_bytes:
-        raise CorpusError(msg("corpus_err_files_too_big", files=", ".join(p.name for p in paths),
+        raise CorpusError(msg("Together the files {files} are {size}, over the {limit} limit. "
+                              "Upload fewer or smaller files.",
+                              files=", ".join(p.name for p in paths),
                               size=human_bytes(sum(sizes)), limit=human_bytes(max_bytes)))
 
     texts = [_read_text_file(path, max_bytes) for path in paths]
@@ -253,37 +268,47 @@ def from_text(text: str, name: str = PASTED_TEXT, max_bytes: int = DEFAULT_MAX_B
     """
     _check_max_bytes(max_bytes)
     if not isinstance(text, str):
-        raise CorpusError(msg("corpus_err_not_text", name=name, type=type(text).__name__))
+        raise CorpusError(msg("The {name} must be a string of text, got {type}.",
+                              name=name, type=type(text).__name__))
     try:
         n_bytes = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:  # lone surrogates cannot be stored or tokenized
-        raise CorpusError(msg("corpus_err_surrogate", name=name, position=exc.start)) from exc
+        raise CorpusError(msg("The {name} contains an invalid character at position {position} (a "
+                              "lone surrogate): paste it again from the original source.",
+                              name=name, position=exc.start)) from exc
     if n_bytes > max_bytes:
-        raise CorpusError(msg("corpus_err_text_too_big", name=name, size=human_bytes(n_bytes),
+        raise CorpusError(msg("The {name} is {size}, over the {limit} limit. Use a shorter text.",
+                              name=name, size=human_bytes(n_bytes),
                               limit=human_bytes(max_bytes)))
     if "\x00" in text:
-        raise CorpusError(msg("corpus_err_text_nul", name=name))
+        raise CorpusError(msg("The {name} contains NUL characters, so it is not plain text.",
+                              name=name))
     text = _normalise_newlines(text.removeprefix("\ufeff"))
     if not text.strip():
-        raise CorpusError(msg("corpus_err_text_empty", name=name))
+        raise CorpusError(msg("The {name} is empty (or only whitespace): give some text to train "
+                              "on.", name=name))
     return Corpus(text, name=name, source="paste")
 
 
 def _check_max_bytes(max_bytes: int) -> None:
     if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes <= 0:
-        raise CorpusError(msg("corpus_err_size_limit", value=repr(max_bytes)))
+        raise CorpusError(msg("The size limit must be a positive number of bytes, got {value}.",
+                              value=repr(max_bytes)))
 
 
 def _checked_size(path: Path, max_bytes: int) -> int:
     """The file's size in bytes from os.stat, after checking its extension and the cap."""
     if path.suffix.lower() not in TEXT_EXTENSIONS:
-        raise CorpusError(msg("corpus_err_extension", file=path.name))
+        raise CorpusError(msg("'{file}' is not a .txt or .md file: upload plain text saved as "
+                              ".txt or .md.", file=path.name))
     try:
         size = os.stat(path).st_size
     except OSError as exc:
-        raise CorpusError(msg("corpus_err_unopenable", file=path.name)) from exc
+        raise CorpusError(msg("'{file}' could not be opened: upload it again.",
+                              file=path.name)) from exc
     if size > max_bytes:
-        raise CorpusError(msg("corpus_err_file_too_big", file=path.name, size=human_bytes(size),
+        raise CorpusError(msg("'{file}' is {size}, over the {limit} limit. Upload a smaller file.",
+                              file=path.name, size=human_bytes(size),
                               limit=human_bytes(max_bytes)))
     return size
 
@@ -292,19 +317,25 @@ def _read_text_file(path: Path, max_bytes: int) -> str:
     with open(path, "rb") as f:
         raw = f.read(max_bytes + 1)  # never more than the cap, even if the file grew since stat
     if len(raw) > max_bytes:
-        raise CorpusError(msg("corpus_err_file_grew", file=path.name, limit=human_bytes(max_bytes)))
+        raise CorpusError(msg("'{file}' is over the {limit} limit.",
+                              file=path.name, limit=human_bytes(max_bytes)))
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise CorpusError(msg("corpus_err_utf16", file=path.name))
+        raise CorpusError(msg("'{file}' is saved as UTF-16: save it as UTF-8 text and upload it "
+                              "again.", file=path.name))
     if b"\x00" in raw:
-        raise CorpusError(msg("corpus_err_binary", file=path.name))
+        raise CorpusError(msg("'{file}' contains NUL bytes, so it looks like a binary file, not "
+                              "text. Upload a plain-text .txt or .md file.", file=path.name))
     try:
         text = raw.decode("utf-8-sig")  # strips a leading BOM if there is one
     except UnicodeDecodeError as exc:
-        raise CorpusError(msg("corpus_err_not_utf8", file=path.name, byte=f"0x{raw[exc.start]:02X}",
+        raise CorpusError(msg("'{file}' is not valid UTF-8 text (byte {byte} at position "
+                              "{position}). Save it as UTF-8 and upload it again.",
+                              file=path.name, byte=f"0x{raw[exc.start]:02X}",
                               position=f"{exc.start:,}")) from exc
     text = _normalise_newlines(text)
     if not text.strip():
-        raise CorpusError(msg("corpus_err_file_empty", file=path.name))
+        raise CorpusError(msg("'{file}' is empty (or only whitespace): upload a file with text.",
+                              file=path.name))
     return text
 
 

@@ -153,7 +153,9 @@ class LayerKVCache:
     def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         T = k.size(2)
         if self.length + T > self.k.size(2):
-            raise ValueError(msg("model_kv_cache_full", size=self.k.size(2), n=T,
+            raise ValueError(msg("The KV cache holds {size} tokens; it cannot take {n} more after "
+                                 "{length}. Start a new cache (generation slides its window for "
+                                 "this).", size=self.k.size(2), n=T,
                                  length=self.length))
         self.k[:, :, self.length : self.length + T] = k
         self.v[:, :, self.length : self.length + T] = v
@@ -350,7 +352,9 @@ class GPT(nn.Module):
         B, T = idx.shape
         start = cache.length if cache is not None else 0
         if start + T > self.config.block_size:
-            raise ValueError(msg("model_input_too_long", block_size=self.config.block_size,
+            raise ValueError(msg("This model reads at most {block_size} tokens at once "
+                                 "(block_size); it was given {n}. Crop the input to the last "
+                                 "{block_size} tokens.", block_size=self.config.block_size,
                                  n=start + T))
         x = self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T)  # (B, T, C)
         x = self.drop(x)

@@ -24,7 +24,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from playground.i18n import t
+from playground.i18n import localize, msg, t
 from playground.train import EvalRecord, Record, StepRecord
 
 # A small template of our own: plotly's named templates are large, and plotly deep-copies
@@ -39,7 +39,8 @@ MAX_TICK_LABELS = 64  # beyond this the axis labels overlap; every k-th is shown
 WHITESPACE_SYMBOLS = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 TOKEN_COLOURS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa")
 
-X_AXES = {"step": "step", "tokens": "tokens seen", "elapsed": "seconds"}  # titles: plot_axis_<x>
+X_AXES = {"step": msg("step"), "tokens": msg("tokens seen"),
+          "elapsed": msg("seconds")}  # the x axes, and their titles
 
 
 # --- records ------------------------------------------------------------------------------
@@ -115,21 +116,21 @@ def loss_figure(history: Iterable[Record], x: str = "step", max_points: int = MA
                               [_finite_or_none(r.val_loss) for r in evals], max_points)
 
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=train_x, y=train_y, name=t("plot_train", lang), mode="lines",
+    fig.add_trace(go.Scatter(x=train_x, y=train_y, name=t("train", lang), mode="lines",
                              line=dict(color="#2563eb", width=1.5)))
-    fig.add_trace(go.Scatter(x=val_x, y=val_y, name=t("plot_validation", lang), mode="lines+markers",
+    fig.add_trace(go.Scatter(x=val_x, y=val_y, name=t("validation", lang), mode="lines+markers",
                              line=dict(color="#ea580c", width=2), marker=dict(size=7)))
     fig.update_layout(
         template=TEMPLATE,
         uirevision="loss",  # constant: plotly.js keeps the reader's zoom while points arrive
-        xaxis_title=t(f"plot_axis_{x}", lang), yaxis_title=t("plot_loss_axis", lang),
+        xaxis_title=localize(X_AXES[x], lang), yaxis_title=t("loss (cross-entropy, nats)", lang),
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
         margin=dict(l=60, r=20, t=40, b=50), height=360,
         hovermode="x unified",
     )
     add_reference_lines(fig, references, [*train_x, *val_x])
     if not train_x and not val_x:
-        fig.add_annotation(text=t("plot_loss_empty", lang),
+        fig.add_annotation(text=t("The loss curve appears here once training starts.", lang),
                            showarrow=False, font=dict(size=14, color="#6b7280"),
                            xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_xaxes(range=[0, 1], showticklabels=False)
@@ -182,13 +183,16 @@ def compare_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]
                                  mode="lines+markers", marker=dict(size=6)))
         all_x += list(xs)
     add_reference_lines(fig, references, all_x)
-    y_title = t("plot_val_bpc_axis" if unit == "bpc" else "plot_val_loss_axis", lang)
+    y_title = t("validation bits per character"
+                if unit == "bpc" else
+                "validation loss (nats per token)", lang)
     fig.update_layout(
-        template=TEMPLATE, xaxis_title=t(f"plot_axis_{x}", lang), yaxis_title=y_title, height=400,
+        template=TEMPLATE, xaxis_title=localize(X_AXES[x], lang), yaxis_title=y_title, height=400,
         legend=dict(orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1),
         margin=dict(l=60, r=20, t=40, b=50), hovermode="x unified")
     if not curves:
-        fig.add_annotation(text=t("plot_compare_empty", lang),
+        fig.add_annotation(text=t("Select two or more runs to compare their validation curves.",
+                                  lang),
                            showarrow=False, font=dict(size=14, color="#6b7280"),
                            xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_xaxes(showticklabels=False)
@@ -257,17 +261,19 @@ def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = ""
     fig = go.Figure(go.Heatmap(
         z=_causal(weights), x=list(range(T)), y=list(range(T)), customdata=customdata,
         colorscale="Viridis", zmin=0.0, zmax=float(np.nanmax(weights)) if T else 1.0,
-        colorbar=dict(title=dict(text=t("plot_weight", lang))),
+        colorbar=dict(title=dict(text=t("weight", lang))),
         # %{x} and %{y} would show the tick text again, so the hover names the tokens only
-        hovertemplate=(t("plot_looks_at", lang, query="%{customdata[0]}", target="%{customdata[1]}")
-                       + "<br>" + t("plot_weight_value", lang, value="%{z:.3f}") + "<extra></extra>"),
+        hovertemplate=(t("“{query}” looks at “{target}”",
+                         lang, query="%{customdata[0]}", target="%{customdata[1]}")
+                       + "<br>" + t("weight {value}", lang, value="%{z:.3f}") + "<extra></extra>"),
     ))
     ticks = _tick_labels(tokens)
     side = min(1000, max(360, 14 * T + 160))  # ~14 px per row keeps every label readable
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=side,
-        xaxis=dict(title=dict(text=t("plot_key_axis", lang)), tickangle=-60, **ticks),
-        yaxis=dict(title=dict(text=t("plot_query_axis", lang)), autorange="reversed", **ticks),
+        xaxis=dict(title=dict(text=t("key (token attended to)", lang)), tickangle=-60, **ticks),
+        yaxis=dict(title=dict(text=t("query (token attending)",
+                                     lang)), autorange="reversed", **ticks),
         margin=dict(l=80, r=20, t=50 if title else 20, b=90),
     )
     return fig
@@ -288,9 +294,9 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
     n_head, T = weights.shape[0], len(tokens)
     cols = max(1, min(cols, n_head))
     rows = math.ceil(n_head / cols)
-    heads = [t("plot_head", lang, n=h) for h in range(n_head)]
-    hover = "<br>".join([t("plot_query_key", lang, query="%{y}", target="%{x}"),
-                         t("plot_weight_value", lang, value="%{z:.3f}")])
+    heads = [t("head {n}", lang, n=h) for h in range(n_head)]
+    hover = "<br>".join([t("query {query} → key {target}", lang, query="%{y}", target="%{x}"),
+                         t("weight {value}", lang, value="%{z:.3f}")])
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=heads,
                         horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.08)
     z = _causal(weights)
@@ -332,7 +338,7 @@ def next_token_figure(top: Sequence[tuple[str, float]], title: str = "",
     ))
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=max(220, 32 * len(top) + 80),
-        xaxis=dict(title=dict(text=t("plot_probability", lang)),
+        xaxis=dict(title=dict(text=t("probability", lang)),
                    range=[0, max(probs, default=1.0) * 1.1]),
         yaxis=dict(tickmode="array", tickvals=positions, ticktext=labels, autorange="reversed"),
         margin=dict(l=90, r=20, t=40 if title else 20, b=50),
@@ -354,12 +360,12 @@ def token_html(tokens: Sequence[str], max_tokens: int = 400, lang: str = "en") -
     for i, tok in enumerate(tokens[:max_tokens]):
         text = html.escape(tok).replace("\n", "⏎\n").replace("\t", "⇥\t")
         colour = TOKEN_COLOURS[i % len(TOKEN_COLOURS)]
-        tip = html.escape(t("plot_token", lang, n=i))
+        tip = html.escape(t("token {n}", lang, n=i))
         spans.append(f'<span title="{tip}" style="background:{colour}; border-radius:3px; '
                      f'padding:1px 0;">{text}</span>')
     more = len(tokens) - max_tokens
     if more > 0:
-        note = html.escape(t("plot_more_tokens", lang, n=f"{more:,}"))
+        note = html.escape(t("… and {n} more tokens", lang, n=f"{more:,}"))
         spans.append(f'<span style="color:#6b7280;"> {note}</span>')
     return ('<div class="token-view" style="font-family: monospace; white-space: pre-wrap; '
             'line-height: 1.9;">' + "".join(spans) + "</div>")

@@ -81,7 +81,7 @@ class Tokenizer:
     def chars_per_token(self, text: str) -> float:
         """Average characters per token on ``text``: 1.0 for char level, more for BPE."""
         if not text:
-            raise TokenizerError(msg("tok_err_chars_per_token"))
+            raise TokenizerError(msg("Characters per token needs a non-empty text."))
         return len(text) / len(self.encode(text))
 
     def to_json(self) -> str:
@@ -100,10 +100,14 @@ class Tokenizer:
         if arr.size == 0:
             return []
         if arr.ndim != 1 or arr.dtype.kind not in "iu":
-            raise TokenizerError(msg("tok_err_ids_shape", dtype=str(arr.dtype), shape=str(arr.shape)))
+            raise TokenizerError(msg("Token ids must be a flat list of whole numbers, got {dtype} "
+                                     "values of shape {shape}.",
+                                     dtype=str(arr.dtype), shape=str(arr.shape)))
         low, high = int(arr.min()), int(arr.max())
         if low < 0 or high >= self.vocab_size:
-            raise TokenizerError(msg("tok_err_id_range", id=f"{low if low < 0 else high:,}",
+            raise TokenizerError(msg("Token id {id} is not in this tokenizer's vocabulary of "
+                                     "{vocab} (ids 0 to {last}).",
+                                     id=f"{low if low < 0 else high:,}",
                                      vocab=f"{self.vocab_size:,}", last=f"{self.vocab_size - 1:,}"))
         return arr.tolist()
 
@@ -130,9 +134,10 @@ class CharTokenizer(Tokenizer):
     def __init__(self, chars: Sequence[str]):
         chars = list(chars)
         if not chars or not all(isinstance(c, str) and len(c) == 1 for c in chars):
-            raise TokenizerError(msg("tok_err_char_list"))
+            raise TokenizerError(msg("A character tokenizer needs a non-empty list of single "
+                                     "characters."))
         if len(set(chars)) != len(chars):
-            raise TokenizerError(msg("tok_err_char_duplicates"))
+            raise TokenizerError(msg("A character tokenizer's characters must all be different."))
         self.chars = chars
         self._stoi = {c: i for i, c in enumerate(chars)}
         # For encode_array: id of each code point up to the largest, -1 for the rest.
@@ -143,7 +148,7 @@ class CharTokenizer(Tokenizer):
     @classmethod
     def train(cls, text: str) -> "CharTokenizer":
         if not text:
-            raise TokenizerError(msg("tok_err_empty_text"))
+            raise TokenizerError(msg("Cannot train a tokenizer on an empty text."))
         return cls(sorted(set(text)))
 
     @property
@@ -187,10 +192,16 @@ class CharTokenizer(Tokenizer):
         shown = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in missing[:10])
         n = len(missing)
         if n == 1:
-            return TokenizerError(msg("tok_err_unknown_one", shown=shown))
+            return TokenizerError(msg("The text has 1 character this tokenizer has never seen: "
+                                      "{shown}. Train the tokenizer again on a text that contains "
+                                      "it.", shown=shown))
         if n <= 10:
-            return TokenizerError(msg("tok_err_unknown_many", n=n, shown=shown))
-        return TokenizerError(msg("tok_err_unknown_many_more", n=n, shown=shown, more=n - 10))
+            return TokenizerError(msg("The text has {n} characters this tokenizer has never seen: "
+                                      "{shown}. Train the tokenizer again on a text that contains "
+                                      "them.", n=n, shown=shown))
+        return TokenizerError(msg("The text has {n} characters this tokenizer has never seen: "
+                                  "{shown} and {more} more. Train the tokenizer again on a text "
+                                  "that contains them.", n=n, shown=shown, more=n - 10))
 
 
 # --- byte-level BPE -----------------------------------------------------------------------
@@ -227,10 +238,11 @@ class BPETokenizer(Tokenizer):
 
         if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or not (
                 BPE_MIN_VOCAB <= vocab_size <= BPE_MAX_VOCAB):
-            raise TokenizerError(msg("tok_err_vocab_range", low=BPE_MIN_VOCAB,
+            raise TokenizerError(msg("The BPE vocabulary size must be a whole number from {low} "
+                                     "(the 256 bytes) to {high}, got {value}.", low=BPE_MIN_VOCAB,
                                      high=f"{BPE_MAX_VOCAB:,}", value=repr(vocab_size)))
         if not text:
-            raise TokenizerError(msg("tok_err_empty_text"))
+            raise TokenizerError(msg("Cannot train a tokenizer on an empty text."))
         tok = HFTokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tok.decoder = decoders.ByteLevel()  # without it decode joins tokens with spaces
@@ -284,7 +296,8 @@ class BPETokenizer(Tokenizer):
                 or spec.get("added_tokens")
                 or not set(_byte_to_unicode().values()) <= vocab.keys()
                 or sorted(vocab.values()) != list(range(len(vocab)))):
-            raise TokenizerError(msg("tok_err_not_byte_level"))
+            raise TokenizerError(msg("This is not a byte-level BPE tokenizer made by this app; "
+                                     "train a new one."))
 
 
 def _pieces(text: str, size: int = _PIECE_CHARS) -> list[str]:
@@ -353,11 +366,14 @@ def train_tokenizer(kind: str, text: str, vocab_size: int | None = None) -> Toke
     """
     if kind == "char":
         if vocab_size is not None:
-            raise TokenizerError(msg("tok_err_char_vocab_size"))
+            raise TokenizerError(msg("A character tokenizer's vocabulary is the text's own "
+                                     "characters, so its size cannot be chosen: leave vocab_size "
+                                     "empty, or choose BPE."))
         return CharTokenizer.train(text)
     if kind == "bpe":
         return BPETokenizer.train(text, BPE_DEFAULT_VOCAB if vocab_size is None else vocab_size)
-    raise TokenizerError(msg("tok_err_kind", kind=repr(kind), kinds=", ".join(KINDS)))
+    raise TokenizerError(msg("Unknown tokenizer kind {kind}: choose one of {kinds}.",
+                             kind=repr(kind), kinds=", ".join(KINDS)))
 
 
 def tokenizer_from_json(s: str) -> Tokenizer:
@@ -367,7 +383,8 @@ def tokenizer_from_json(s: str) -> Tokenizer:
     try:
         spec = json.loads(s)
     except (TypeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
-        raise TokenizerError(msg("tok_err_json", reason=str(exc))) from exc
+        raise TokenizerError(msg("The tokenizer data is not valid JSON ({reason}).",
+                                 reason=str(exc))) from exc
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "char":
         chars = spec.get("chars")
@@ -376,10 +393,12 @@ def tokenizer_from_json(s: str) -> Tokenizer:
         try:
             hf = HFTokenizer.from_str(json.dumps(spec["tokenizer"]))
         except Exception as exc:  # tokenizers raises a bare Exception on bad data
-            raise TokenizerError(msg("tok_err_bpe_damaged", reason=str(exc))) from exc
+            raise TokenizerError(msg("The BPE tokenizer data is damaged ({reason}).",
+                                     reason=str(exc))) from exc
         requested = spec.get("requested_vocab_size")
         return BPETokenizer(hf, requested if isinstance(requested, int) else None)
-    raise TokenizerError(msg("tok_err_kind_missing", kind=repr(kind), kinds=", ".join(KINDS)))
+    raise TokenizerError(msg("The tokenizer data does not say which kind it is (got kind={kind}); "
+                             "expected one of {kinds}.", kind=repr(kind), kinds=", ".join(KINDS)))
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
@@ -388,5 +407,6 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise TokenizerError(msg("tok_err_read", file=path.name, reason=str(exc))) from exc
+        raise TokenizerError(msg("Could not read the tokenizer file '{file}' ({reason}).",
+                                 file=path.name, reason=str(exc))) from exc
     return tokenizer_from_json(text)

@@ -121,7 +121,8 @@ def _parse(key: str, text: str) -> Any:
     if kind == "bool":
         words = {"1": True, "true": True, "0": False, "false": False}
         if text.strip().lower() not in words:
-            raise ShareError(msg("share_err_bool", setting=key, value=repr(text[:40])))
+            raise ShareError(msg("The link's setting {setting} must be 1 or 0 (on or off), got "
+                                 "{value}.", setting=key, value=repr(text[:40])))
         return words[text.strip().lower()]
     if kind == "int" and len(text) <= 40:
         try:  # int() first: a seed above 2**53 must not pass through a float
@@ -134,29 +135,36 @@ def _parse(key: str, text: str) -> Any:
         number = math.nan
     if kind == "int":  # "4.0" or "1e3", as a number widget may write them
         if not math.isfinite(number) or number != int(number) or abs(number) > 2**53:
-            raise ShareError(msg("share_err_whole", setting=key, value=repr(text[:40])))
+            raise ShareError(msg("The link's setting {setting} must be a whole number, got "
+                                 "{value}.", setting=key, value=repr(text[:40])))
         return int(number)
     if not math.isfinite(number):
-        raise ShareError(msg("share_err_number", setting=key, value=repr(text[:40])))
+        raise ShareError(msg("The link's setting {setting} must be a number, got {value}.",
+                             setting=key, value=repr(text[:40])))
     return number
 
 
 def _check(settings: dict[str, Any]) -> None:
     """Check every setting as the page would; raise ShareError with the reason."""
     if settings["corpus"] not in CORPUS_CHOICES:
-        raise ShareError(msg("share_err_corpus", choices=", ".join(CORPUS_CHOICES),
+        raise ShareError(msg("The link's corpus must be one of {choices}, got {value}.",
+                             choices=", ".join(CORPUS_CHOICES),
                              value=repr(str(settings["corpus"])[:40])))
     if settings["tokenizer"] not in TOKENIZER_CHOICES:
-        raise ShareError(msg("share_err_tokenizer", value=repr(str(settings["tokenizer"])[:40])))
+        raise ShareError(msg("The link's tokenizer must be char or bpe, got {value}.",
+                             value=repr(str(settings["tokenizer"])[:40])))
     if not 256 <= settings["vocab_size"] <= 16_384:
-        raise ShareError(msg("share_err_vocab", value=f"{settings['vocab_size']:,}"))
+        raise ShareError(msg("The link's BPE vocab_size must be from 256 to 16,384, got {value}.",
+                             value=f"{settings['vocab_size']:,}"))
     if len(settings["prompt"]) > MAX_PROMPT_CHARS:
-        raise ShareError(msg("share_err_prompt", max_chars=f"{MAX_PROMPT_CHARS:,}"))
+        raise ShareError(msg("The link's prompt is longer than {max_chars} characters.",
+                             max_chars=f"{MAX_PROMPT_CHARS:,}"))
     # the sampling settings' own ranges (the link calls the sampling seed sample_seed)
     ranges = {("sample_seed" if key == "seed" else key): r for key, r in SAMPLE_RANGES.items()}
     for key, (low, high) in ranges.items():
         if not low <= settings[key] <= high:
-            raise ShareError(msg("share_err_range", setting=key, low=f"{low:g}", high=f"{high:g}",
+            raise ShareError(msg("The link's setting {setting} must be between {low} and {high}, "
+                                 "got {value}.", setting=key, low=f"{low:g}", high=f"{high:g}",
                                  value=f"{settings[key]:g}"))
     try:
         SharedSettings(settings).train_config  # noqa: B018 (building the config validates it)
@@ -164,7 +172,8 @@ def _check(settings: dict[str, Any]) -> None:
     except (ConfigError, TypeError) as exc:
         said = exc.args[0] if len(exc.args) == 1 else None  # a ConfigError's Message stays one
         reason = said if isinstance(said, Message) else str(exc)
-        raise ShareError(msg("share_err_settings", reason=reason)) from None
+        raise ShareError(msg("The link's settings cannot be used: {reason}",
+                             reason=reason)) from None
 
 
 def encode_settings(settings: Mapping[str, Any]) -> str:
@@ -176,7 +185,8 @@ def encode_settings(settings: Mapping[str, Any]) -> str:
     """
     unknown = sorted(set(settings) - set(KEYS))
     if unknown:
-        raise ShareError(msg("share_err_unknown", keys=", ".join(unknown)))
+        raise ShareError(msg("These are not settings a link can carry: {keys}.",
+                             keys=", ".join(unknown)))
     full = {**DEFAULTS_V1, **{key: _normalise(key, value) for key, value in settings.items()}}
     _check(full)
     pairs = [("v", str(VERSION))] + [(k, _format(full[k])) for k in KEYS if full[k] != DEFAULTS_V1[k]]
@@ -188,10 +198,12 @@ def _normalise(key: str, value: Any) -> Any:
     widget's 4.0 for n_layer becomes 4)."""
     if _kind(key) == "str":
         if not isinstance(value, str):
-            raise ShareError(msg("share_err_not_text", setting=key, value=repr(value)))
+            raise ShareError(msg("The setting {setting} must be text, got {value}.",
+                                 setting=key, value=repr(value)))
         return value
     if isinstance(value, bool) and _kind(key) != "bool":
-        raise ShareError(msg("share_err_not_number", setting=key, value=repr(value)))
+        raise ShareError(msg("The setting {setting} must be a number, got {value}.",
+                             setting=key, value=repr(value)))
     return _parse(key, value if isinstance(value, str) else _format(value))
 
 
@@ -212,11 +224,14 @@ def decode_settings(query: str | Mapping[str, Any]) -> SharedSettings:
     values: dict[str, str] = {}
     for key, value in pairs:
         if key in values:
-            raise ShareError(msg("share_err_twice", setting=key[:40]))
+            raise ShareError(msg("The link gives the setting {setting} twice; keep one.",
+                                 setting=key[:40]))
         values[key] = value
     version_text = values.pop("v", str(VERSION))
     if version_text not in {str(v) for v in DEFAULTS}:
-        raise ShareError(msg("share_err_version", version=repr(version_text[:10])))
+        raise ShareError(msg("This link's format ({version}) is unknown here: it was made by "
+                             "another version of the app. Open it there, or update this one.",
+                             version=repr(version_text[:10])))
     settings = dict(DEFAULTS[int(version_text)])
     ignored = []
     for key, text in values.items():
@@ -231,15 +246,18 @@ def decode_settings(query: str | Mapping[str, Any]) -> SharedSettings:
 def _pairs(query: str | Mapping[str, Any]) -> list[tuple[str, str]]:
     if isinstance(query, Mapping):
         if len(query) > MAX_FIELDS:
-            raise ShareError(msg("share_err_too_many", n=MAX_FIELDS))
+            raise ShareError(msg("The link holds more than {n} settings; it is not a link to "
+                                 "these settings.", n=MAX_FIELDS))
         pairs = [(str(k), str(v)) for k, v in query.items()]
         if sum(len(k) + len(v) for k, v in pairs) > MAX_QUERY_CHARS:
-            raise ShareError(msg("share_err_too_long", n=f"{MAX_QUERY_CHARS:,}"))
+            raise ShareError(msg("The link is longer than {n} characters; it is not a link to "
+                                 "these settings.", n=f"{MAX_QUERY_CHARS:,}"))
         return pairs
     if not isinstance(query, str):
-        raise ShareError(msg("share_err_type", type=type(query).__name__))
+        raise ShareError(msg("A link is text, got {type}.", type=type(query).__name__))
     if len(query) > MAX_QUERY_CHARS:
-        raise ShareError(msg("share_err_too_long", n=f"{MAX_QUERY_CHARS:,}"))
+        raise ShareError(msg("The link is longer than {n} characters; it is not a link to these "
+                             "settings.", n=f"{MAX_QUERY_CHARS:,}"))
     if "://" in query or query.startswith("/"):
         query = urlsplit(query).query
     query = query.lstrip("?").split("#", 1)[0]
@@ -247,4 +265,4 @@ def _pairs(query: str | Mapping[str, Any]) -> list[tuple[str, str]]:
         return parse_qsl(query, keep_blank_values=True, max_num_fields=MAX_FIELDS,
                          errors="strict")
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ShareError(msg("share_err_unreadable", reason=str(exc)[:80])) from None
+        raise ShareError(msg("The link cannot be read ({reason}).", reason=str(exc)[:80])) from None

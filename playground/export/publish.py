@@ -175,16 +175,20 @@ def check_repo_id(repo_id: Any) -> str:
     parts = text.split("/")
     if (len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts)
             or any(".." in p or "--" in p for p in parts) or parts[1].endswith(".git")):
-        raise ExportError(msg("export_err_repo_id", value=repr(repo_id)))
+        raise ExportError(msg("The repository must look like user/name: letters, digits, '-', '_' "
+                              "and '.', each part starting and ending with a letter or digit, at "
+                              "most 96 characters; got {value}.", value=repr(repo_id)))
     return text
 
 
 def check_token(token: Any) -> str:
     text = token.strip() if isinstance(token, str) else ""
     if not text:
-        raise ExportError(msg("export_err_no_token"))
+        raise ExportError(msg("Pushing to the Hub needs a Hugging Face token with write access "
+                              "(huggingface.co/settings/tokens)."))
     if any(c.isspace() for c in text):
-        raise ExportError(msg("export_err_token_spaces"))
+        raise ExportError(msg("The token has spaces in it; copy it again from "
+                              "huggingface.co/settings/tokens."))
     return text
 
 
@@ -231,10 +235,11 @@ def push_to_hub(bundle_path: str | os.PathLike, repo_id: str, token: str, *,
 def _hub_message(exc: Exception, repo_id: str) -> Message:
     status = getattr(getattr(exc, "response", None), "status_code", None)
     if status == 401:
-        return msg("export_err_hub_token")
+        return msg("The Hub did not accept the token: check that it is valid and has write access.")
     if status == 403:
-        return msg("export_err_hub_forbidden", repo=repo_id)
+        return msg("The token may not write to {repo}: use a token with write access, and a user "
+                   "or organisation name it belongs to.", repo=repo_id)
     if type(exc).__name__ in ("OfflineModeIsEnabled", "ConnectionError", "ConnectTimeout"):
-        return msg("export_err_hub_offline")
-    return msg("export_err_hub_failed", reason=str(exc)[:300])
+        return msg("The Hugging Face Hub cannot be reached from here.")
+    return msg("Pushing to the Hub failed: {reason}", reason=str(exc)[:300])
 

@@ -37,7 +37,8 @@ def attention_maps(model: GPT, tokenizer, text: str, max_tokens: int | None = No
     The text is cut to its first ``max_tokens`` tokens (at most the model's context).
     """
     if not text or not text.strip():
-        raise ValueError(msg("attn_empty_text"))
+        raise ValueError(msg("Type some text to look at: the attention map needs at least one "
+                             "token."))
     ids = tokenizer.encode(text)
     limit = min(model.config.block_size, max_tokens or model.config.block_size)
     ids = ids[:limit]

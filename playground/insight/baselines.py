@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
-from playground.i18n import t
+from playground.i18n import Message, localize, msg
 
 if TYPE_CHECKING:  # train imports this module (bits_per_char), so only for the type hints
     from playground.train import Record
@@ -41,7 +41,7 @@ _AXIS_ALIASES = {"steps": "step", "tokens seen": "tokens", "seconds": "elapsed",
 
 @dataclass(frozen=True)
 class ReferenceLine:
-    key: str  # "uniform" | "unigram" | "nanogpt" (its label is the i18n message "ref_<key>")
+    key: str  # "uniform" | "unigram" | "nanogpt" (its label: reference_lines)
     label: str  # the legend's text, with the number
     value: float  # nats per token, or bits per character when asked for
 
@@ -125,15 +125,20 @@ def reference_lines(
     def convert(value: float) -> float:
         return bits_per_char(value, chars_per_token) if unit == "bpc" else value
 
-    def line(key: str, value: float) -> ReferenceLine:
-        label = t(f"ref_{key}", lang, vocab=f"{vocab_size}", value=f"{value:.2f}")
-        return ReferenceLine(key, label, value)
+    def line(key: str, value: float, label: Message) -> ReferenceLine:
+        return ReferenceLine(key, localize(label, lang), value)
 
-    lines = [line("uniform", convert(uniform_loss(vocab_size)))]
+    uniform = convert(uniform_loss(vocab_size))
+    lines = [line("uniform", uniform, msg("uniform guess (ln {vocab} = {value})",
+                                          vocab=f"{vocab_size}", value=f"{uniform:.2f}"))]
     if train_ids is not None and len(train_ids):
-        lines.append(line("unigram", convert(unigram_entropy(train_ids))))
+        unigram = convert(unigram_entropy(train_ids))
+        lines.append(line("unigram", unigram, msg("unigram entropy ({value})",
+                                                  value=f"{unigram:.2f}")))
     if is_tiny_shakespeare(corpus_source) and tokenizer_kind == "char":
-        lines.append(line("nanogpt", convert(NANOGPT_SHAKESPEARE_CHAR_VAL)))
+        nanogpt = convert(NANOGPT_SHAKESPEARE_CHAR_VAL)
+        lines.append(line("nanogpt", nanogpt, msg("nanoGPT baby GPT ({value})",
+                                                  value=f"{nanogpt:.2f}")))
     return lines
 
 

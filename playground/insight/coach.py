@@ -38,7 +38,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from playground.config import ModelConfig, TrainConfig
-from playground.i18n import t
+from playground.i18n import Message, localize, msg
 from playground.train import EndRecord, EvalRecord, Record, StepRecord
 
 WINDOW = 50  # steps behind the "recent median" of the spike and trend rules
@@ -63,7 +63,7 @@ class Note:
     seen: str  # what happened, with the numbers
     advice: str  # what to try, one or more sentences
     values: dict[str, str] = field(default_factory=dict, compare=False)  # the numbers, formatted
-    tips: tuple[str, ...] = ()  # the i18n keys behind ``advice``
+    tips: tuple[str, ...] = ()  # the ids of the tips behind ``advice``
 
     def text(self) -> str:
         return f"{self.seen} {self.advice}"
@@ -93,33 +93,57 @@ def coach_notes(
     steps = [r for r in records if isinstance(r, StepRecord)]
     evals = [r for r in records if isinstance(r, EvalRecord)]
     ends = [r for r in records if isinstance(r, EndRecord)]
-    found: list[tuple[str, dict[str, Any], list[tuple[str, dict[str, Any]]]]] = []
+    found: list[tuple[str, Message, list[Tip]]] = []  # (kind, what was seen, what to try)
 
     nan = _nan(steps, evals, ends)
     if nan is not None:
-        found.append(("nan", nan, _stability_tips(config, include_dtype=True)))
+        found.append(("nan", msg("The loss became {value} at step {step}: the numbers overflowed "
+                                 "and the run stopped.",
+                                 **nan), _stability_tips(config, include_dtype=True)))
     else:  # after a NaN, spikes, trends and plateaus say nothing more
         spike = _spike(steps)
         if spike is not None:
-            found.append(("spike", spike, _stability_tips(config, include_dtype=False)))
+            found.append(("spike", msg("At step {step} the training loss jumped to {loss}, far "
+                                       "above the {median} it had just been at.", **spike),
+                          _stability_tips(config, include_dtype=False)))
         rising = _rising(steps, config)
         if rising is not None:
-            found.append(("rising", rising, _stability_tips(config, include_dtype=False)))
+            found.append(("rising", msg("The training loss is going up: {recent} over the last "
+                                        "{window} steps, against {earlier} before.", **rising),
+                          _stability_tips(config, include_dtype=False)))
         stuck = _not_learning(steps, evals, vocab_size, config)
-        if stuck is None and unigram is not None:
-            stuck = _unigram_plateau(steps, unigram, config)
-            kind = "unigram"
-        else:
-            kind = "not_learning"
+        plateau = None if stuck is not None or unigram is None else _unigram_plateau(
+            steps, unigram, config)
         if stuck is not None:
-            found.append((kind, stuck, _not_learning_tips(config, model_config)))
+            found.append(("not_learning", msg("After {steps} steps the loss is still {loss}, "
+                                              "close to {uniform} (ln {vocab}), the loss of a "
+                                              "uniform guess: the model has not learned yet.",
+                                              **stuck),
+                          _not_learning_tips(config, model_config)))
+        elif plateau is not None:
+            found.append(("unigram", msg("After {steps} steps the loss has stayed near {loss}, "
+                                         "the unigram entropy of the corpus ({unigram}): the "
+                                         "model knows how common each token is but does not use "
+                                         "the context yet.", **plateau),
+                          _not_learning_tips(config, model_config)))
     overfit = _overfitting(evals)
     if overfit is not None:
-        found.append(("overfitting", overfit, _overfitting_tips(overfit, config, model_config)))
+        found.append(("overfitting", msg("The validation loss rose from {val_best} (step "
+                                         "{best_step}) to {val_last} while the training loss fell "
+                                         "to {train_last}: the model is memorising the training "
+                                         "text (overfitting).",
+                                         **overfit),
+                      _overfitting_tips(overfit, config, model_config)))
     if train_tokens > 0 and n_params > PARAMS_PER_TOKEN * train_tokens:
         values = {"params": f"{n_params:,}", "tokens": f"{train_tokens:,}",
                   "ratio": f"{n_params / train_tokens:,.1f}"}
-        found.append(("params", values, [("coach_tip_smaller", {}), ("coach_tip_more_data", {}),
+        found.append(("params", msg("The model has {params} parameters for {tokens} training "
+                                    "tokens, {ratio} parameters per token: it can memorise the "
+                                    "text rather than learn from it.",
+                                    **values), [("coach_tip_smaller", msg(
+            "Use a smaller model (fewer layers or a smaller "
+            "n_embd).")), ("coach_tip_more_data", msg(
+            "Train on more text.")),
                                          *_dropout_tip(model_config)]))
 
     return [_note(kind, values, tips, lang) for kind, values, tips in found]
@@ -243,49 +267,63 @@ def _overfitting(evals) -> dict[str, Any] | None:
 
 # --- advice -------------------------------------------------------------------------------
 
-Tip = tuple[str, dict[str, Any]]
+Tip = tuple[str, Message]  # (the tip's id, as Note.tips lists it; what it says)
 
 
 def _stability_tips(config: TrainConfig, include_dtype: bool) -> list[Tip]:
-    tips: list[Tip] = [("coach_tip_lower_lr", {"lr": f"{config.lr / 3:.2g}"})]
+    tips: list[Tip] = [("coach_tip_lower_lr", msg("Lower the learning rate, for example to "
+                                                  "lr={lr}.", lr=f"{config.lr / 3:.2g}"))]
     if config.warmup_steps < 100:
-        tips.append(("coach_tip_warmup", {"warmup": f"{max(100, 2 * config.warmup_steps)}"}))
+        tips.append(("coach_tip_warmup", msg("Use a longer warmup (warmup_steps={warmup}).",
+                                             warmup=f"{max(100, 2 * config.warmup_steps)}")))
     if config.grad_clip == 0:
-        tips.append(("coach_tip_grad_clip", {}))
+        tips.append(("coach_tip_grad_clip", msg("Turn gradient clipping on (grad_clip=1.0).")))
     if include_dtype and config.dtype != "float32":
-        tips.append(("coach_tip_float32", {"dtype": config.dtype}))
+        tips.append(("coach_tip_float32", msg("Train in float32 (dtype=float32): {dtype} has a "
+                                              "smaller range.", dtype=config.dtype)))
     return tips
 
 
 def _not_learning_tips(config: TrainConfig, model_config: ModelConfig) -> list[Tip]:
     tips: list[Tip] = []
     if config.lr < 3e-4:
-        tips.append(("coach_tip_raise_lr", {"lr": f"{min(1e-3, config.lr * 3):.2g}"}))
+        tips.append(("coach_tip_raise_lr", msg("Raise the learning rate, for example to lr={lr}.",
+                                               lr=f"{min(1e-3, config.lr * 3):.2g}")))
     elif config.lr > 3e-3:
-        tips.append(("coach_tip_lower_lr", {"lr": f"{config.lr / 3:.2g}"}))
+        tips.append(("coach_tip_lower_lr", msg("Lower the learning rate, for example to lr={lr}.",
+                                               lr=f"{config.lr / 3:.2g}")))
     if model_config.norm_placement == "post" and model_config.n_layer > 4:
-        tips.append(("coach_tip_pre_norm", {}))
+        tips.append(("coach_tip_pre_norm", msg("Deep post-norm models are hard to train: use "
+                                               "norm_placement=pre.")))
     if model_config.n_layer > 6:
-        tips.append(("coach_tip_shallower", {"n_layer": "4"}))
-    tips.append(("coach_tip_wait", {}))
+        tips.append(("coach_tip_shallower", msg("Start with fewer layers (n_layer={n_layer}) and "
+                                                "add them once it learns.", n_layer="4")))
+    tips.append(("coach_tip_wait", msg("Give it more steps: a loss that sits here for a while "
+                                       "often drops suddenly once attention finds a pattern.")))
     return tips
 
 
 def _dropout_tip(model_config: ModelConfig) -> list[Tip]:
     dropout = 0.2 if model_config.dropout < 0.2 else min(0.5, model_config.dropout + 0.1)
-    return [("coach_tip_dropout", {"dropout": f"{dropout:g}"})]
+    return [("coach_tip_dropout", msg("Add dropout (dropout={dropout}).", dropout=f"{dropout:g}"))]
 
 
 def _overfitting_tips(values, config: TrainConfig, model_config: ModelConfig) -> list[Tip]:
-    tips: list[Tip] = [("coach_tip_stop_early", {"best_step": values["best_step"]}),
-                       ("coach_tip_more_data", {}), *_dropout_tip(model_config),
-                       ("coach_tip_smaller", {})]
+    tips: list[Tip] = [("coach_tip_stop_early", msg("Keep the model from step {best_step}, where "
+                                                    "the validation loss was lowest: stop there "
+                                                    "next time.", best_step=values["best_step"])),
+                       ("coach_tip_more_data", msg("Train on more "
+                                                   "text.")), *_dropout_tip(model_config),
+                       ("coach_tip_smaller", msg("Use a smaller model (fewer layers or a smaller "
+                                                 "n_embd)."))]
     if config.weight_decay < 0.1:
-        tips.append(("coach_tip_weight_decay", {"weight_decay": "0.1"}))
+        tips.append(("coach_tip_weight_decay", msg("Raise weight decay "
+                                                   "(weight_decay={weight_decay}).",
+                                                   weight_decay="0.1")))
     return tips
 
 
-def _note(kind: str, values: dict[str, Any], tips: list[Tip], lang: str) -> Note:
-    advice = " ".join(t(key, lang, **tip_values) for key, tip_values in tips)
-    return Note(kind, t(f"coach_{kind}_seen", lang, **values), advice, dict(values),
-                tuple(key for key, _ in tips))
+def _note(kind: str, seen: Message, tips: list[Tip], lang: str) -> Note:
+    advice = " ".join(localize(said, lang) for _, said in tips)
+    return Note(kind, localize(seen, lang), advice, dict(seen.values),
+                tuple(tip for tip, _ in tips))

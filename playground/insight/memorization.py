@@ -97,7 +97,8 @@ class CopyIndex:
         every verbatim match and ``copied_chars`` counts each character once.
         """
         if isinstance(min_chars, bool) or not isinstance(min_chars, int) or min_chars < K:
-            raise ValueError(msg("memo_err_min_chars", n=K))
+            raise ValueError(msg("The shortest span the check can look for is {n} characters.",
+                                 n=K))
         n_windows = len(generated) - min_chars + 1
         if n_windows <= 0 or self.keys.size == 0:
             return CopyReport([], 0, len(generated))

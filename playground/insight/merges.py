@@ -70,9 +70,11 @@ def tokens_after_merges(tokenizer: Tokenizer, text: str, k: int) -> list[str]:
     learns no merges: its tokens are the characters, whatever ``k``.
     """
     if isinstance(k, bool) or not isinstance(k, int) or k < 0:
-        raise TokenizerError(msg("merges_err_count", value=repr(k)))
+        raise TokenizerError(msg("The number of merges must be a whole number from 0 up, got "
+                                 "{value}.", value=repr(k)))
     if len(text) > MAX_TEXT_CHARS:
-        raise TokenizerError(msg("merges_err_too_long", n=f"{len(text):,}",
+        raise TokenizerError(msg("The sample is {n} characters long; the merge viewer shows at "
+                                 "most {max_chars}. Use a shorter sentence.", n=f"{len(text):,}",
                                  max_chars=f"{MAX_TEXT_CHARS:,}"))
     if tokenizer.kind != "bpe":
         return tokenizer.token_strs(tokenizer.encode(text))

@@ -132,8 +132,9 @@ class RunLog:
         by_name = {r.name: r for r in self.runs}
         missing = [n for n in names if n not in by_name]
         if missing:
-            raise ConfigError(msg("runs_err_unknown", names=", ".join(map(repr, missing)),
-                                  runs=", ".join(self.names()) or msg("runs_none_yet")))
+            raise ConfigError(msg("No run is called {names}; the runs of this session are {runs}.",
+                                  names=", ".join(map(repr, missing)),
+                                  runs=", ".join(self.names()) or msg("none yet")))
         return [by_name[n] for n in names]
 
 
@@ -192,17 +193,20 @@ def one_change(run: RunRecord, setting: str, value: Any) -> tuple[ModelConfig, T
     the value the run already has.
     """
     if setting == "vocab_size":
-        raise ConfigError(msg("runs_err_vocab_size"))
+        raise ConfigError(msg("vocab_size follows the tokenizer: train another tokenizer to "
+                              "change it."))
     if setting in MODEL_FIELDS:
         cls, current = ModelConfig, run.model_config
     elif setting in TRAIN_FIELDS:
         cls, current = TrainConfig, run.train_config
     else:
-        raise ConfigError(msg("runs_err_no_setting", setting=repr(setting),
+        raise ConfigError(msg("There is no setting called {setting}; pick one of {choices} (or "
+                              "any model or training setting).", setting=repr(setting),
                               choices=", ".join(ABLATIONS)))
     new_value = coerce(setting, value)
     if _same(new_value, current[setting]):
-        raise ConfigError(msg("runs_err_same_value", setting=setting, value=repr(current[setting])))
+        raise ConfigError(msg("This run already has {setting}={value}; pick another value to see "
+                              "its effect.", setting=setting, value=repr(current[setting])))
     model_dict, train_dict = dict(run.model_config), dict(run.train_config)
     (model_dict if cls is ModelConfig else train_dict)[setting] = new_value
     return ModelConfig.from_dict(model_dict), TrainConfig.from_dict(train_dict)
@@ -221,7 +225,8 @@ def coerce(setting: str, value: Any) -> Any:
         word = str(value).strip().lower()
         if word in _BOOL_WORDS:
             return _BOOL_WORDS[word]
-        raise ConfigError(msg("runs_err_bool", setting=setting, value=repr(value)))
+        raise ConfigError(msg("{setting} is on or off (true or false), got {value}.",
+                              setting=setting, value=repr(value)))
     if kind in ("int", "float"):
         try:
             if isinstance(value, bool) or not isinstance(value, (int, float, str)):
@@ -230,12 +235,15 @@ def coerce(setting: str, value: Any) -> Any:
             if not math.isfinite(number):
                 raise ValueError
         except (TypeError, ValueError):
-            key = "runs_err_whole" if kind == "int" else "runs_err_number"
+            key = ("{setting} must be a whole number, got {value}."
+                   if kind == "int" else
+                   "{setting} must be a number, got {value}.")
             raise ConfigError(msg(key, setting=setting, value=repr(value))) from None
         if kind == "float":
             return float(number)
         if number != int(number):
-            raise ConfigError(msg("runs_err_whole", setting=setting, value=repr(value)))
+            raise ConfigError(msg("{setting} must be a whole number, got {value}.",
+                                  setting=setting, value=repr(value)))
         return int(number)
     return value.strip() if isinstance(value, str) else value
 

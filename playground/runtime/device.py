@@ -60,22 +60,32 @@ def pick_device(pref: str = "auto") -> torch.device:
     try:
         device = torch.device(pref)
     except RuntimeError:
-        raise DeviceError(msg("device_unknown", device=repr(pref))) from None
+        raise DeviceError(msg("Unknown device {device}. Choose auto, cpu, cuda or mps.",
+                              device=repr(pref))) from None
     if device.type == "cpu":
         return device
     if device.type == "cuda":
         if not torch.cuda.is_available():
-            raise DeviceError(msg("device_no_cuda"))
+            raise DeviceError(msg("CUDA was asked for, but this machine has no usable NVIDIA GPU "
+                                  "(or this PyTorch build has no CUDA support). Choose device "
+                                  "auto or cpu."))
         count = torch.cuda.device_count()
         if device.index is not None and device.index >= count:
-            key = "device_gpu_index_one" if count == 1 else "device_gpu_index_many"
+            key = ("GPU number {index} was asked for, but this machine has {count} GPU (numbered "
+                   "from 0). Choose cuda or auto."
+                   if count == 1 else
+                   "GPU number {index} was asked for, but this machine has {count} GPUs (numbered "
+                   "from 0). Choose cuda or auto.")
             raise DeviceError(msg(key, index=device.index, count=count))
         return device
     if device.type == "mps":
         if not torch.backends.mps.is_available():
-            raise DeviceError(msg("device_no_mps"))
+            raise DeviceError(msg("Apple's MPS was asked for, but it is not available here (it "
+                                  "needs a Mac with Apple silicon and a PyTorch build with MPS). "
+                                  "Choose device auto or cpu."))
         return device
-    raise DeviceError(msg("device_unknown", device=repr(pref)))
+    raise DeviceError(msg("Unknown device {device}. Choose auto, cpu, cuda or mps.",
+                          device=repr(pref)))
 
 
 def describe_device(device: torch.device) -> Message:
@@ -88,11 +98,13 @@ def describe_device(device: torch.device) -> Message:
     if device.type == "cuda":
         index = device.index if device.index is not None else torch.cuda.current_device()
         props = torch.cuda.get_device_properties(index)
-        return msg("device_describe_gpu", name=props.name,
+        return msg("GPU: {name} ({memory} GiB)", name=props.name,
                    memory=f"{props.total_memory / 2**30:.0f}")
     if device.type == "mps":
-        return msg("device_describe_mps")
-    key = "device_describe_cpu_bf16_fast" if cpu_bf16_is_fast() else "device_describe_cpu_bf16_slow"
+        return msg("Apple GPU (MPS)")
+    key = ("CPU ({threads} threads, bf16 fast: yes)"
+           if cpu_bf16_is_fast() else
+           "CPU ({threads} threads, bf16 fast: no)")
     return msg(key, threads=torch.get_num_threads())
 
 
@@ -114,12 +126,14 @@ def pick_dtype(pref: str, device: torch.device, n_embd: int | None = None) -> to
     """
     device = torch.device(device)
     if pref not in DTYPES:
-        raise DeviceError(msg("cfg_not_a_choice", name="dtype", choices=", ".join(DTYPES),
+        raise DeviceError(msg("{name} must be one of {choices}; got {value}.",
+                              name="dtype", choices=", ".join(DTYPES),
                               value=repr(pref)))
     if pref != "auto":
         dtype = DTYPE_BY_NAME[pref]
         if device.type == "cuda" and dtype == torch.bfloat16 and not torch.cuda.is_bf16_supported():
-            raise DeviceError(msg("device_no_bf16"))
+            raise DeviceError(msg("This GPU cannot compute in bfloat16. Choose dtype auto or "
+                                  "float32."))
         return dtype
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float32

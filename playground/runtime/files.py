@@ -55,7 +55,7 @@ def human_bytes(n: float) -> str:
     ('2.4 MB', '3.0 GB', '512 bytes')
     """
     if n < 1024:
-        return msg("corpus_err_bytes", n=f"{n:,.0f}")
+        return msg("{n} bytes", n=f"{n:,.0f}")
     for unit in ("KB", "MB", "GB"):
         n /= 1024
         if n < 1024:

@@ -35,9 +35,9 @@ def _figures(session: Session, layer: int, head: int):
     head = min(max(int(head), 0), maps.n_head - 1)
     lang = session.lang
     single = attention_figure(maps.weights[layer, head], maps.tokens, lang=lang,
-                              title=t("attn_status_head_title", lang, layer=layer, head=head))
+                              title=t("Layer {layer}, head {head}", lang, layer=layer, head=head))
     grid = attention_grid_figure(maps.weights[layer], maps.tokens, lang=lang,
-                                 title=t("attn_status_grid_title", lang, layer=layer,
+                                 title=t("All {n_head} heads of layer {layer}", lang, layer=layer,
                                          n_head=maps.n_head))
     return single, grid
 
@@ -47,14 +47,17 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
     """Run the model on ``text`` and draw a head; returns (session, text, layer, head, heatmap,
     grid, summary). An empty text uses ``default_text``."""
     session = ensure(session)
-    require_model(session, msg("page_action_look_inside"))
+    require_model(session, msg("look inside"))
     text = text if text and text.strip() else default_text(session)
     maps = attention_maps(session.model, session.model_tokenizer, text, max_tokens=MAX_TOKENS)
     session.attention, session.attention_text = maps, text
     layer = min(int(layer or 0), maps.n_layer - 1)
     head = min(int(head or 0), maps.n_head - 1)
     single, grid = _figures(session, layer, head)
-    summary = t("attn_status_summary", session.lang, tokens=len(maps.tokens), layers=maps.n_layer,
+    summary = t("{tokens} tokens · {layers} layers × {heads} heads. Each row is a token; its "
+                "colours show how much it looks at each earlier token (a row sums to 1). Change "
+                "the layer or head to compare.",
+                session.lang, tokens=len(maps.tokens), layers=maps.n_layer,
                 heads=maps.n_head)
     return (session, text,
             gr.Dropdown(choices=list(range(maps.n_layer)), value=layer),

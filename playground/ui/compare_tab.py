@@ -17,7 +17,7 @@ from typing import Any, Sequence
 import gradio as gr
 
 from playground.config import ConfigError
-from playground.i18n import msg, t
+from playground.i18n import localize, msg, t
 from playground.plots import compare_figure
 from playground.insight.baselines import axis_key
 from playground.insight.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, alternatives, compare_unit,
@@ -27,7 +27,11 @@ from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
 from playground.ui.session import Session, ensure, friendly_errors
 
-SUMMARY_ROWS = ("val_loss", "val_bpc", "steps", "seconds", "params")  # compare_status_<row>
+SUMMARY_ROWS = {  # the figures under the settings: the run summary's key, its row title
+    "val_loss": msg("final validation loss"), "val_bpc": msg("final bits per character"),
+    "steps": msg("steps"), "seconds": msg("seconds"),
+    "params": msg("parameters"),
+}
 
 
 def _cell(value: Any) -> str:
@@ -47,12 +51,12 @@ def comparison_table(runs: Sequence[RunRecord],
     >>> comparison_table([a, b])[1][0]
     ['pos', 'rope', 'none']
     """
-    headers = [t("compare_status_setting", lang), *[r.name for r in runs]]
+    headers = [t("setting", lang), *[r.name for r in runs]]
     rows = [[key, *map(_cell, values)] for key, values in settings_diff(runs)]
     summaries = [r.summary() for r in runs]
-    rows += [[t(f"compare_status_{key}", lang),
+    rows += [[localize(title, lang),
               *[f"{s[key]:,}" if key == "params" else _cell(s[key]) for s in summaries]]
-             for key in SUMMARY_ROWS]
+             for key, title in SUMMARY_ROWS.items()]
     return headers, rows
 
 
@@ -76,16 +80,18 @@ def compare_runs(session: Session | None, names: Sequence[str] | None, x: str):
     runs = session.runs.get(list(names or []))
     x = axis_key(x or "step")
     if not runs:
-        note = t("error_no_runs", session.lang) if len(session.runs.runs) < 2 else ""
+        note = t("Train at least two runs to compare them.",
+                 session.lang) if len(session.runs.runs) < 2 else ""
         return (compare_figure([], x=x, lang=session.lang), note,
-                gr.Dataframe(value=[], headers=[t("compare_status_setting", session.lang)]))
+                gr.Dataframe(value=[], headers=[t("setting", session.lang)]))
     unit = compare_unit(runs)
     figure = compare_figure(val_curves(runs, unit, x), unit=unit, x=x, lang=session.lang)
     notes = []
     if unit == "bpc":
-        notes.append(t("compare_bpc_note", session.lang))
+        notes.append(t("These runs use different tokenizers, so they are compared in bits per "
+                       "character.", session.lang))
     if len(runs) > 1 and not settings_diff(runs):
-        notes.append(t("settings_same", session.lang))
+        notes.append(t("The selected runs have the same settings.", session.lang))
     headers, rows = comparison_table(runs, session.lang)
     return figure, " ".join(notes), gr.Dataframe(value=rows, headers=headers)
 
@@ -112,13 +118,14 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     """
     session = ensure(session)
     if not base:
-        raise ConfigError(msg("compare_status_no_base"))
+        raise ConfigError(msg("Pick the run to start from: train a run first (tab 3)."))
     if value is None or (isinstance(value, str) and not value.strip()):
-        raise ConfigError(msg("compare_status_no_value", setting=setting))
+        raise ConfigError(msg("Type or pick the new value of {setting}.", setting=setting))
     run = session.runs.get([base])[0]
     model_cfg, train_cfg = one_change(run, setting, value)
     if base not in session.run_data:
-        raise ConfigError(msg("compare_status_data_gone", base=base))
+        raise ConfigError(msg("The text and tokenizer of {base} are no longer kept; pick a newer "
+                              "run.", base=base))
     train_tab.reserve_run(session)  # refuses while a run goes
     corpus, tokenizer = session.run_data[base]
     session.corpus, session.tokenizer, session.tokenizer_corpus = corpus, tokenizer, corpus
@@ -126,11 +133,15 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     session.next_run_name = f"{base}, {setting}={changed}"
     values = ([getattr(model_cfg, f) for f in train_tab.MODEL_SETTINGS]
               + [getattr(train_cfg, f) for f in train_tab.TRAIN_SETTINGS])
-    note = t("compare_status_started", session.lang, name=session.next_run_name, base=base,
+    note = t("Training {name}: the same seed and data as {base}, only {setting} changed. Watch it "
+             "on the training tab.", session.lang, name=session.next_run_name, base=base,
              setting=setting)
     if train_cfg.rng_stream == "nanogpt" and setting in MODEL_FIELDS:
-        note += " " + t("compare_status_stream_note", session.lang, setting=setting)
-    gr.Info(note, title=t("title_info", session.lang))
+        note += " " + t("Note: these runs use nanoGPT's single random stream "
+                        "(rng_stream=nanogpt), so a change to the model also changes which "
+                        "batches it sees. For a comparison of {setting} alone, set rng_stream to "
+                        "separate in both runs.", session.lang, setting=setting)
+    gr.Info(note, title=t("Note", session.lang))
     return (session, False, *values, gr.Tabs(selected="train"))
 
 

@@ -21,10 +21,11 @@ PREVIEW_CHARS = 1000
 def corpus_summary(corpus: Corpus, lang: str = "en") -> str:
     """Markdown: the corpus name and its statistics, and what to do next, in ``lang``."""
     s = corpus.stats()
-    stats = t("corpus_status_summary", lang, name=localize(corpus.name, lang),
+    stats = t("**Corpus: {name}** · {characters} characters · {lines} lines · {words} words · "
+              "{distinct} distinct characters.", lang, name=localize(corpus.name, lang),
               characters=f"{s.characters:,}", lines=f"{s.lines:,}", words=f"{s.words:,}",
               distinct=f"{s.distinct_chars:,}")
-    return f"{stats}  \n{t('corpus_status_next', lang)}"
+    return stats + "  \n" + t("Next: train a tokenizer on it (tab 2).", lang)
 
 
 @friendly_errors
@@ -40,12 +41,14 @@ def use_corpus(session: Session | None, source: str, files: list[str] | str | No
     elif source == "Upload files":
         paths = [files] if isinstance(files, str) else list(files or [])
         if not paths:
-            raise CorpusError(msg("corpus_status_no_file"))
+            raise CorpusError(msg("No file yet: drop one or more .txt or .md files in the box "
+                                  "above."))
         corpus = load_files(paths, max_bytes=MAX_UPLOAD_BYTES)
     elif source == "Paste text":
         corpus = from_text(pasted or "", max_bytes=MAX_UPLOAD_BYTES)
     else:
-        raise CorpusError(msg("corpus_status_unknown_source", source=repr(source),
+        raise CorpusError(msg("Unknown source {source}: choose one of {choices}.",
+                              source=repr(source),
                               choices=", ".join(SOURCES)))
     session.corpus = corpus
     return session, corpus_summary(corpus, session.lang), corpus.preview(PREVIEW_CHARS)

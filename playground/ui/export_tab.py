@@ -35,7 +35,7 @@ assert set(SOURCE_OF_CHOICE) == set(SOURCES)
 def make_script(session: Session | None) -> list[str]:
     """The standalone script (and the bundle it loads), written into the session's folder."""
     session = ensure(session)
-    require_model(session, msg("page_action_export"))
+    require_model(session, msg("export"))
     files = [str(write_standalone_script(session.workdir()))]
     if session.bundle_path:
         files.append(session.bundle_path)
@@ -46,12 +46,13 @@ def make_script(session: Session | None) -> list[str]:
 def push(session: Session | None, repo_id: str, token: str, private: bool) -> str:
     """Push the bundle, its model card and the script to ``repo_id``; markdown of the result."""
     session = ensure(session)
-    require_model(session, msg("page_action_push"))
+    require_model(session, msg("push"))
     if not session.bundle_path:
-        raise ExportError(msg("export_status_no_bundle"))
+        raise ExportError(msg("The model has no saved bundle yet: let a training run finish (or "
+                              "stop it) first, then push."))
     corpus = session.model_corpus.name if session.model_corpus is not None else ""
     url = push_to_hub(session.bundle_path, repo_id, token, private=bool(private), corpus_name=corpus)
-    return t("hub_pushed", session.lang, url=url)
+    return t("Uploaded to {url}.", session.lang, url=url)
 
 
 def page_settings(source: str, kind: str, vocab_size: float, values: Sequence[Any],
@@ -62,7 +63,7 @@ def page_settings(source: str, kind: str, vocab_size: float, values: Sequence[An
     the Generate tab's in ``share.SAMPLING_KEYS`` order.
     """
     if source not in SOURCE_OF_CHOICE:
-        raise ShareError(msg("export_status_unknown_choice", choice=repr(source)))
+        raise ShareError(msg("Unknown corpus choice {choice}.", choice=repr(source)))
     settings = {"corpus": SOURCE_OF_CHOICE[source], "tokenizer": kind, "vocab_size": vocab_size,
                 **dict(zip(train_tab.SETTINGS, values)), **dict(zip(SAMPLING_KEYS, sampling))}
     return {k: v for k, v in settings.items() if k in KEYS}
@@ -108,14 +109,17 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     try:
         shared = decode_settings(query)
     except ShareError as error:
-        message = t("error_bad_link", session.lang, reason=error_text(error, session.lang))
+        message = t("The settings in this link cannot be used: {reason}",
+                    session.lang, reason=error_text(error, session.lang))
         return (gr.Markdown(f"**{message}**", visible=True), *(gr.skip(),) * n_out)
     s = shared.settings
-    lines = [t("share_restored", session.lang)]
+    lines = [t("Settings restored from the link.", session.lang)]
     if shared.needs_own_text:
-        lines.append(t("share_upload_note", session.lang))
+        lines.append(t("Your own text is not part of the link: whoever opens it must upload or "
+                       "paste the same text.", session.lang))
     if shared.ignored:
-        lines.append(t("share_ignored", session.lang, names=", ".join(shared.ignored)))
+        lines.append(t("The link also held settings this version does not know; they were "
+                       "ignored: {names}.", session.lang, names=", ".join(shared.ignored)))
     source = CHOICE_OF_SOURCE[s["corpus"]] if not shared.needs_own_text else gr.skip()
     return (gr.Markdown("**" + " ".join(lines) + "**", visible=True), source, s["tokenizer"],
             s["vocab_size"], *[s[k] for k in train_tab.SETTINGS], *[s[k] for k in SAMPLING_KEYS])

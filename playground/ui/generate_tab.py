@@ -38,7 +38,7 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
     ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new text each time.
     """
     session = ensure(session)
-    require_model(session, msg("page_action_generate"))
+    require_model(session, msg("generate with"))
     sampling = SampleConfig(int(max_new_tokens), float(temperature), int(top_k), float(top_p),
                             int(seed) or None)
     steps = generate(session.model, session.model_tokenizer, prompt or "", sampling)
@@ -51,7 +51,8 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
             last_push = now
             yield session, text, gr.skip()
     session.last_prompt, session.last_text = prompt or "", text
-    yield session, text, next_token_figure(top, title=t("gen_status_chart_title", session.lang),
+    yield session, text, next_token_figure(top, title=t("The 10 likeliest next tokens",
+                                                        session.lang),
                                            lang=session.lang)
 
 
@@ -79,19 +80,22 @@ def check_copies(session: Session | None, min_chars: float) -> tuple[Session, st
         return session, ""
     min_chars = int(min_chars)
     if not K <= min_chars <= MEMO_MAX_CHARS:
-        raise ValueError(msg("gen_status_span", low=K, high=MEMO_MAX_CHARS))
+        raise ValueError(msg("The shortest span must be from {low} to {high} characters.",
+                             low=K, high=MEMO_MAX_CHARS))
     prompt, text = session.last_prompt, session.last_text
     new = text[len(prompt):] if text.startswith(prompt) else text
     offset = len(text) - len(new)
     report = copy_index(session).find_copies(new, min_chars)
     lang = session.lang
     if report.spans:
-        line = t("memo_report", lang, share=f"{report.copied_fraction:.0%}",
+        line = t("{share} of the generated text ({copied} of {total} characters) occurs word for "
+                 "word in the training text.", lang, share=f"{report.copied_fraction:.0%}",
                  copied=f"{report.copied_chars:,}", total=f"{report.total_chars:,}")
     else:
-        line = t("memo_none", lang, n=min_chars)
+        line = t("No span of {n} or more characters was copied from the training text.",
+                 lang, n=min_chars)
     spans = [(s.start + offset, s.end + offset) for s in report.spans]
-    body = highlight_html(text, spans, title=t("memo_title", lang))
+    body = highlight_html(text, spans, title=t("Memorisation check", lang))
     return session, f'<p class="memo-report"><b>{line}</b></p>{body}'
 
 

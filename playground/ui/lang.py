@@ -1,9 +1,10 @@
 """The page's two languages: labels translated in the browser, messages on the server.
 
-Labels, explanations and static text are ``tr("key")`` (a ``gr.I18n`` marker): the browser
-shows them in its own language, or in the one chosen under Settings at the bottom of the
-page; ``launch`` passes ``I18N`` to Gradio. Text made by handlers (status lines, coach notes,
-errors) goes through ``playground.i18n.t`` / ``localize`` with ``session.lang``:
+Labels, explanations and static text are ``tr("key")`` (a ``gr.I18n`` marker; the ids and
+texts are in ``labels.py``): the browser shows them in its own language, or in the one
+chosen under Settings at the bottom of the page; ``launch`` passes ``I18N`` to Gradio.
+Text made by handlers (status lines, coach notes, errors) goes through ``playground.i18n.t``
+/ ``localize`` with ``session.lang``:
 ``detect_language`` sets it on page load from the browser's ``Accept-Language`` header, and
 ``follow_page_language`` keeps it equal to the language the page shows, which Gradio's
 translator writes into ``<html lang>`` (``SYNC_JS`` watches it and reports every change
@@ -24,7 +25,8 @@ import json
 
 import gradio as gr
 
-from playground.i18n import EN, LANGUAGES, STRINGS, gradio_i18n_dict, normalize_language, pick_language
+from playground.i18n import LANGUAGES, normalize_language, pick_language
+from playground.ui.labels import EN, ZH_CN, gradio_i18n_dict
 from playground.ui.session import Session, ensure
 
 I18N = gr.I18n(**gradio_i18n_dict())
@@ -33,7 +35,7 @@ I18N = gr.I18n(**gradio_i18n_dict())
 def tr(key: str) -> gr.i18n.I18nData:
     """A label the browser translates; an unknown key fails here, when the page is built."""
     if key not in EN:
-        raise KeyError(f"No message with the id {key!r} in playground.i18n.")
+        raise KeyError(f"No label with the id {key!r} in playground.ui.labels.")
     return I18N(key)
 
 
@@ -72,7 +74,8 @@ SWITCH_CHOICES = [(name, code) for code, name in LANGUAGES.items()]
 
 TAB_KEYS = ("tab_corpus", "tab_tokenizer", "tab_train", "tab_generate", "tab_attention",
             "tab_compare", "tab_export")
-TAB_LABELS = {code: [STRINGS[code][key] for key in TAB_KEYS] for code in LANGUAGES}
+TAB_LABELS = {code: [labels[key] for key in TAB_KEYS]
+              for code, labels in (("en", EN), ("zh-CN", ZH_CN))}
 
 # Gradio's translator is switched by its own changeLocale (what Settings calls). The page
 # finds the module that holds it among the scripts it has loaded; if a Gradio version ever

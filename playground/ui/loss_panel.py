@@ -75,11 +75,11 @@ def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
     notes = coach_notes(history, vocab_size=model_cfg.vocab_size, n_params=count_params(model_cfg),
                         train_tokens=train_tokens, config=train_cfg, model_config=model_cfg,
                         unigram=unigram, lang=session.lang)
-    title = f"**{t('coach_title', session.lang)}**"
+    title = "**" + t("Training coach", session.lang) + "**"
     if not notes:
-        body = t("coach_none", session.lang)
+        body = t("Nothing to flag so far.", session.lang)
     else:
-        seen, tried = t("coach_seen", session.lang), t("coach_try", session.lang)
+        seen, tried = t("Seen", session.lang), t("Try", session.lang)
         body = "\n".join(f"- **{seen}:** {n.seen}  \n  **{tried}:** {n.advice}" for n in notes)
     session.coach = f"{title}  \n{body}"
     return session.coach

@@ -148,10 +148,12 @@ PEOPLE_ERRORS = (ConfigError, CorpusError, TokenizerError, BundleError, ValueErr
 def _to_gr_error(error: Exception, lang: str) -> gr.Error:
     if isinstance(error, PEOPLE_ERRORS):
         # expected: the person changes the input; no traceback in the server log
-        return gr.Error(error_text(error, lang), title=t("title_cannot", lang),
+        return gr.Error(error_text(error, lang), title=t("Cannot do that yet", lang),
                         print_exception=False)
     log.exception("unexpected error in a handler")
-    return gr.Error(t("error_unexpected", lang), title=t("title_unexpected", lang))
+    return gr.Error(t("Something unexpected went wrong (the details are in the server log). "
+                      "Nothing you made so far was lost; try again, or change the settings.",
+                      lang), title=t("Unexpected error", lang))
 
 
 def _language(args: tuple, kwargs: dict) -> str:
@@ -203,8 +205,10 @@ def friendly_errors(fn: Callable) -> Callable:
 def require_model(session: Session, action: Message) -> None:
     """Raise a message saying what to do first when there is no trained model yet.
 
-    ``action`` says what the visitor wanted, e.g. ``msg("page_action_generate")``.
+    ``action`` says what the visitor wanted, e.g. ``msg("generate with")``.
     """
     if session.model is None or session.model_tokenizer is None:
-        text = localize(msg("page_no_model", action=action), session.lang)
-        raise gr.Error(text, title=t("title_no_model", session.lang), print_exception=False)
+        text = localize(msg("There is no model to {action} yet. Train one on the 'Model & "
+                            "training' tab (or upload a bundle there) first.",
+                            action=action), session.lang)
+        raise gr.Error(text, title=t("No model yet", session.lang), print_exception=False)

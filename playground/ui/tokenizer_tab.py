@@ -36,7 +36,7 @@ def merges_markdown(merges: list[tuple[str, str]], n: int = SHOWN_MERGES, lang: 
         return "`" + html.escape(display_token(s, 20)).replace("`", "ˋ") + "`"
 
     pairs = [f"{i}: {code(a)} + {code(b)} → {code(a + b)}" for i, (a, b) in enumerate(merges[:n], 1)]
-    return f"{t('tok_status_merges_title', lang)}  \n" + " · ".join(pairs)
+    return t("**First merges learned** (␣ is a space):", lang) + "  \n" + " · ".join(pairs)
 
 
 @friendly_errors
@@ -56,17 +56,24 @@ def train_tokenizer_handler(session: Session | None, kind: str,
     sample = corpus.text[:SAMPLE_CHARS]
     ids = tokenizer.encode(sample)
     cpt = tokenizer.chars_per_token(corpus.text)  # the whole corpus: the figure the summary states
-    summary = t("tok_status_trained_char" if kind == "char" else "tok_status_trained_bpe", lang,
+    summary = t("**Character tokenizer trained on {name}:** {vocab} tokens in the vocabulary · "
+                "{chars_per_token} characters per token on average."
+                if kind == "char" else
+                "**BPE tokenizer trained on {name}:** {vocab} tokens in the vocabulary · "
+                "{chars_per_token} characters per token on average.", lang,
                 name=localize(corpus.name, lang), vocab=f"{tokenizer.vocab_size:,}",
                 chars_per_token=f"{cpt:.2f}")
     if kind == "bpe" and tokenizer.vocab_size < int(vocab_size):
-        note = t("tok_status_vocab_smaller", lang, actual=f"{tokenizer.vocab_size:,}",
+        note = t("This text only supports {actual} BPE tokens, fewer than the {requested} asked "
+                 "for (no other pair of tokens occurs twice). The smaller vocabulary is used; a "
+                 "longer text would allow more.", lang, actual=f"{tokenizer.vocab_size:,}",
                  requested=f"{int(vocab_size):,}")
-        gr.Warning(note, title=t("title_warning", lang))
-        summary += "  \n" + t("tok_status_note", lang, note=note)
-    summary += "  \n" + t("tok_status_next", lang)
+        gr.Warning(note, title=t("Warning", lang))
+        summary += "  \n" + t("**Note:** {note}", lang, note=note)
+    summary += "  \n" + t("Next: set up and train a model (tab 3).", lang)
     merges = (merges_markdown(tokenizer.merges(), lang=lang) if kind == "bpe"
-              else f"*{t('merges_char', lang)}*")
+              else "*" + t("A character tokenizer learns no merges: each character is its own "
+                           "token.", lang) + "*")
     return session, summary, token_html(tokenizer.token_strs(ids), lang=lang), merges
 
 
@@ -82,19 +89,21 @@ def show_merges(session: Session | None, sample: str, k: float) -> tuple[str, st
     if tokenizer is None:
         return "", ""
     if tokenizer.kind != "bpe":
-        return f"*{t('merges_char', session.lang)}*", token_html(
+        return "*" + t("A character tokenizer learns no merges: each character is its own token.",
+                       session.lang) + "*", token_html(
             tokens_after_merges(tokenizer, sample or "", 0), lang=session.lang)
     merges = tokenizer.merges()
     k = min(max(int(k or 0), 0), len(merges))
     tokens = tokens_after_merges(tokenizer, sample or "", k)
     if k == 0:
-        caption = t("tok_status_merges_zero", session.lang, total=f"{len(merges):,}",
+        caption = t("0 / {total}: {n} tokens (bytes)", session.lang, total=f"{len(merges):,}",
                     n=len(tokens))
     else:
         left, right = merges[k - 1]
-        merge = t("merges_step_info", session.lang, n=f"{k:,}", total=f"{len(merges):,}",
+        merge = t("Merge {n} of {total}: {left} + {right} becomes {merged}",
+                  session.lang, n=f"{k:,}", total=f"{len(merges):,}",
                   left=_code(left), right=_code(right), merged=_code(left + right))
-        caption = t("tok_status_merge_caption", session.lang, merge=merge, n=len(tokens))
+        caption = t("{merge} · {n} tokens", session.lang, merge=merge, n=len(tokens))
     return caption, token_html(tokens, lang=session.lang)
 
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from playground.i18n import EN, ZH_CN
+from playground.ui.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
-from playground.i18n import EN, ZH_CN, t
+from playground.i18n import t
+from playground.ui.labels import EN, ZH_CN
 from playground.train import EvalRecord, StepRecord
 from playground.ui import (compare_tab, corpus_tab, export_tab, generate_tab, loss_panel,
                            tokenizer_tab, train_tab)
@@ -323,7 +324,8 @@ def test_compare_tab_and_links_speak_the_visitors_language(ready):
     train(ready)
     ready.lang = "zh-CN"
     figure, note, table = compare_tab.compare_runs(ready, ["run 1", "run 2"], "step")
-    assert note == ZH_CN["compare_bpc_note"]
+    assert note == t("These runs use different tokenizers, so they are compared in bits per "
+                     "character.", "zh-CN")
     assert table.headers == ["设置", "run 1", "run 2"]
     rows = {row[0]: row[1:] for row in table.value["data"]}
     assert rows["步数"] == ["6", "6"] and "最终每字符比特数" in rows and "tokenizer" in rows
@@ -354,8 +356,10 @@ def test_the_page_language_wins_over_the_browser_header():
 
 
 def test_static_page_text_is_translated_in_the_browser():
-    assert EN["page_coach_empty"] == f"**{EN['coach_title']}**  \n{EN['coach_none']}"
-    assert ZH_CN["page_coach_empty"] == f"**{ZH_CN['coach_title']}**  \n{ZH_CN['coach_none']}"
+    coach = {lang: (t("Training coach", lang), t("Nothing to flag so far.", lang))
+             for lang in ("en", "zh-CN")}
+    assert EN["page_coach_empty"] == "**{}**  \n{}".format(*coach["en"])
+    assert ZH_CN["page_coach_empty"] == "**{}**  \n{}".format(*coach["zh-CN"])
     for name, preset in train_tab.PRESETS.items():  # the menu says what the preset is
         assert EN[train_tab.preset_key(name)] == f"{preset.name}: {preset.description}"
         assert ZH_CN[train_tab.preset_key(name)].startswith(preset.name + "：")
@@ -420,7 +424,7 @@ def test_lang_in_the_address_picks_the_language_and_is_no_setting():
     # beside a shared link's settings it is not reported as an unknown setting
     shared = export_tab.restore_from_link(Session(), gr.Request(
         headers={}, query_params={"v": "1", "n_layer": "2", "lang": "zh-CN"}))
-    assert shared[0].value == "**" + t("share_restored", "zh-CN") + "**"
+    assert shared[0].value == "**" + t("Settings restored from the link.", "zh-CN") + "**"
 
 
 def test_the_switch_and_the_address_use_gradios_own_translator():

@@ -159,7 +159,9 @@ def test_start_without_a_tokenizer_reads_characters_and_says_so(tiny_text, monke
     assert session.model is not None and session.model_tokenizer is session.tokenizer
     vocab = len(set(tiny_text))
     assert session.tokenizer.vocab_size == vocab and len(updates) > 1
-    assert said == [t("train_status_auto_char", "zh-CN", vocab=f"{vocab}")]
+    assert said == [t("No tokenizer was trained yet, so this run reads the text character by "
+                      "character ({vocab} distinct characters). The Tokenizer tab (tab 2) can "
+                      "train a BPE tokenizer instead.", "zh-CN", vocab=f"{vocab}")]
 
 
 def test_training_needs_the_tokenizer_of_this_corpus(ready):

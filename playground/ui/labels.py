@@ -1,39 +1,17 @@
-"""The page's words in English and Simplified Chinese, keyed by message id.
+"""The page's labels in English and Simplified Chinese, by id: what the browser translates.
 
-``STRINGS[lang][key]`` holds one message; ``t(key, lang, **values)`` fills its ``{name}``
-placeholders (plain names only: the page's own translator reads the same strings, and it
-knows no Python format specs, so numbers come in already formatted). Keys use letters,
-digits and underscores only, never dots, which the page's translator would read as nesting.
+Labels, explanations and static text of the page travel to the browser once, as
+``gr.I18n(**gradio_i18n_dict())``, and ``lang.tr("label_n_layer")`` stands in for a label:
+the page shows it in the visitor's language. Ids use letters, digits and underscores only,
+never dots (the page's translator would read a dot as nesting), and placeholders are plain
+``{name}``. What the server writes (status lines, errors, coach notes) is no label: it is
+written in English where it is said (``playground.i18n.msg``).
 
-Gradio translates labels in the browser: ``gr.I18n(**gradio_i18n_dict())`` builds the
-translator and ``i18n("label_n_layer")`` stands in for a label. Text made on the server
-(status lines, coach notes, errors) goes through ``t`` with the visitor's language. This
-module imports no Gradio, so the core and the tests use it too.
-
-The core speaks English (the CLI, logs and tests read it), but what it says to people is a
-``Message``: ``msg(key, **values)`` is the English text, and it remembers its key and values
-so the page can say it again in the visitor's language with ``localize``. Errors raised with
-one, ``ConfigError(msg(...))``, are shown translated by ``error_text``. The messages the
-core and the page's handlers write live in ``playground.strings`` (one module per area);
-only the page's own labels travel to the browser.
-
->>> t("label_n_layer", "zh-CN")
-'层数 (n_layer)'
->>> t("coach_none", "en")
-'Nothing to flag so far.'
->>> pick_language("zh-CN,zh;q=0.9,en;q=0.8"), pick_language("fr-FR,fr"), pick_language(None)
-('zh-CN', 'en', 'en')
+>>> EN["label_n_layer"], ZH_CN["label_n_layer"]
+('layers (n_layer)', '层数 (n_layer)')
 """
 
 from __future__ import annotations
-
-import string
-from typing import Any
-
-from playground.strings import SERVER_CATALOGUES
-
-LANGUAGES = {"en": "English", "zh-CN": "简体中文"}
-DEFAULT_LANGUAGE = "en"
 
 # Every ModelConfig / TrainConfig field: label_<field> and info_<field> below.
 SETTING_FIELDS = (
@@ -78,8 +56,6 @@ EN: dict[str, str] = {
     "merges_title": "How BPE builds its tokens, merge by merge",
     "merges_sample": "Sample sentence",
     "merges_step": "Merges applied",
-    "merges_step_info": "Merge {n} of {total}: {left} + {right} becomes {merged}",
-    "merges_char": "A character tokenizer learns no merges: each character is its own token.",
     # --- model and training settings ----------------------------------------------------------
     "train_intro": "Pick a preset or change any setting, then press Start training. The loss "
                    "curve shows the model learning: lower is better.",
@@ -192,50 +168,8 @@ EN: dict[str, str] = {
     "show_references": "Show reference lines",
     "show_references_info": "What good looks like: a uniform guess, the corpus's unigram "
                             "entropy, and nanoGPT's result on Tiny Shakespeare.",
-    "ref_uniform": "uniform guess (ln {vocab} = {value})",
-    "ref_unigram": "unigram entropy ({value})",
-    "ref_nanogpt": "nanoGPT baby GPT ({value})",
     "samples_label": "Samples written at each evaluation",
     "samples_info": "What the model writes as it learns: from noise to words.",
-    # --- the training coach -------------------------------------------------------------------
-    "coach_title": "Training coach",
-    "coach_none": "Nothing to flag so far.",
-    "coach_seen": "Seen",
-    "coach_try": "Try",
-    "coach_nan_seen": "The loss became {value} at step {step}: the numbers overflowed and the "
-                      "run stopped.",
-    "coach_spike_seen": "At step {step} the training loss jumped to {loss}, far above the "
-                        "{median} it had just been at.",
-    "coach_rising_seen": "The training loss is going up: {recent} over the last {window} steps, "
-                         "against {earlier} before.",
-    "coach_not_learning_seen": "After {steps} steps the loss is still {loss}, close to "
-                               "{uniform} (ln {vocab}), the loss of a uniform guess: the model "
-                               "has not learned yet.",
-    "coach_unigram_seen": "After {steps} steps the loss has stayed near {loss}, the unigram "
-                          "entropy of the corpus ({unigram}): the model knows how common each "
-                          "token is but does not use the context yet.",
-    "coach_overfitting_seen": "The validation loss rose from {val_best} (step {best_step}) to "
-                              "{val_last} while the training loss fell to {train_last}: the "
-                              "model is memorising the training text (overfitting).",
-    "coach_params_seen": "The model has {params} parameters for {tokens} training tokens, "
-                         "{ratio} parameters per token: it can memorise the text rather than "
-                         "learn from it.",
-    "coach_tip_lower_lr": "Lower the learning rate, for example to lr={lr}.",
-    "coach_tip_raise_lr": "Raise the learning rate, for example to lr={lr}.",
-    "coach_tip_warmup": "Use a longer warmup (warmup_steps={warmup}).",
-    "coach_tip_grad_clip": "Turn gradient clipping on (grad_clip=1.0).",
-    "coach_tip_float32": "Train in float32 (dtype=float32): {dtype} has a smaller range.",
-    "coach_tip_pre_norm": "Deep post-norm models are hard to train: use norm_placement=pre.",
-    "coach_tip_shallower": "Start with fewer layers (n_layer={n_layer}) and add them once it "
-                           "learns.",
-    "coach_tip_wait": "Give it more steps: a loss that sits here for a while often drops "
-                      "suddenly once attention finds a pattern.",
-    "coach_tip_more_data": "Train on more text.",
-    "coach_tip_dropout": "Add dropout (dropout={dropout}).",
-    "coach_tip_smaller": "Use a smaller model (fewer layers or a smaller n_embd).",
-    "coach_tip_stop_early": "Keep the model from step {best_step}, where the validation loss "
-                            "was lowest: stop there next time.",
-    "coach_tip_weight_decay": "Raise weight decay (weight_decay={weight_decay}).",
     # --- generation ---------------------------------------------------------------------------
     "generate_intro": "The trained model continues your prompt, one token at a time. Each "
                       "token is drawn at random from the model's prediction; the controls "
@@ -261,9 +195,6 @@ EN: dict[str, str] = {
     "memo_min_chars": "Shortest copied span (characters)",
     "memo_min_chars_info": "Highlight spans of at least this many characters that occur "
                            "word for word in the training text.",
-    "memo_report": "{share} of the generated text ({copied} of {total} characters) occurs word "
-                   "for word in the training text.",
-    "memo_none": "No span of {n} or more characters was copied from the training text.",
     # --- attention ----------------------------------------------------------------------------
     "attention_intro": "Attention is how a token gathers information from the tokens before "
                        "it. Here you see, for a text, how strongly each token (row) attends to "
@@ -281,9 +212,6 @@ EN: dict[str, str] = {
                      "validation curves and see which settings differ.",
     "compare_runs": "Runs to compare",
     "compare_plot": "Validation loss of the selected runs",
-    "compare_bpc_note": "These runs use different tokenizers, so they are compared in bits per "
-                        "character.",
-    "settings_same": "The selected runs have the same settings.",
     "one_change_title": "Same run, one change",
     "one_change_setting": "Setting to change",
     "one_change_value": "New value",
@@ -299,15 +227,9 @@ EN: dict[str, str] = {
     "hub_token_info": "Used for this upload only, never stored.",
     "hub_private": "Private repository",
     "hub_push_button": "Push to the Hub",
-    "hub_pushed": "Uploaded to {url}.",
     "share_title": "Share these settings",
     "share_button": "Make a link to these settings",
     "share_link": "Link to these settings",
-    "share_upload_note": "Your own text is not part of the link: whoever opens it must upload "
-                         "or paste the same text.",
-    "share_restored": "Settings restored from the link.",
-    "share_ignored": "The link also held settings this version does not know; they were "
-                     "ignored: {names}.",
     # --- page wiring (placeholder-free: the page's translator gets no values) -------------------
     "page_intro": "# Transformer Playground\nBuild a small Transformer language model from "
                   "scratch, train it and look inside it. Go through the tabs in order: **1** pick "
@@ -364,11 +286,6 @@ EN: dict[str, str] = {
                             "rate, batch 16).",
     "page_preset_nanogpt_gpu": "nanogpt-gpu: nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, "
                                "384 wide, context 256.",
-    # --- errors -------------------------------------------------------------------------------
-    "error_unexpected": "Something unexpected went wrong (the details are in the server log). "
-                        "Nothing you made so far was lost; try again, or change the settings.",
-    "error_bad_link": "The settings in this link cannot be used: {reason}",
-    "error_no_runs": "Train at least two runs to compare them.",
 }
 
 ZH_CN: dict[str, str] = {
@@ -400,8 +317,6 @@ ZH_CN: dict[str, str] = {
     "merges_title": "BPE 如何一步步合并出词元",
     "merges_sample": "示例句子",
     "merges_step": "已应用的合并次数",
-    "merges_step_info": "第 {n} 次合并（共 {total} 次）：{left} + {right} 合成 {merged}",
-    "merges_char": "字符级分词器不学习合并：每个字符就是一个词元。",
     # --- model and training settings ----------------------------------------------------------
     "train_intro": "选择一个预设或修改任意设置，然后点击“开始训练”。损失曲线显示模型的学习过程：越低越好。",
     "preset": "预设",
@@ -506,36 +421,8 @@ ZH_CN: dict[str, str] = {
     "choice_kind_bpe": "BPE：常见的词片段成为词元",
     "show_references": "显示参考线",
     "show_references_info": "什么算好：均匀猜测、语料的一元熵，以及 nanoGPT 在 Tiny Shakespeare 上的结果。",
-    "ref_uniform": "均匀猜测（ln {vocab} = {value}）",
-    "ref_unigram": "一元熵（{value}）",
-    "ref_nanogpt": "nanoGPT 小型 GPT（{value}）",
     "samples_label": "每次评估时写出的样本",
     "samples_info": "模型在学习过程中写出的文字：从乱码到词语。",
-    # --- the training coach -------------------------------------------------------------------
-    "coach_title": "训练教练",
-    "coach_none": "目前没有需要提醒的问题。",
-    "coach_seen": "观察到",
-    "coach_try": "可以尝试",
-    "coach_nan_seen": "第 {step} 步时损失变成了 {value}：数值溢出，运行已停止。",
-    "coach_spike_seen": "第 {step} 步时训练损失跳到了 {loss}，远高于刚才的 {median}。",
-    "coach_rising_seen": "训练损失在上升：最近 {window} 步为 {recent}，之前为 {earlier}。",
-    "coach_not_learning_seen": "训练了 {steps} 步之后损失仍是 {loss}，接近均匀猜测的损失 {uniform}（ln {vocab}）：模型还没有学到东西。",
-    "coach_unigram_seen": "训练了 {steps} 步之后损失一直停在 {loss} 附近，也就是语料的一元熵（{unigram}）：模型知道每个词元有多常见，但还没有利用上下文。",
-    "coach_overfitting_seen": "验证损失从 {val_best}（第 {best_step} 步）升到了 {val_last}，而训练损失降到了 {train_last}：模型在背诵训练文本（过拟合）。",
-    "coach_params_seen": "模型有 {params} 个参数，而训练词元只有 {tokens} 个，每个词元 {ratio} 个参数：它可以背下文本，而不是从中学习。",
-    "coach_tip_lower_lr": "降低学习率，例如 lr={lr}。",
-    "coach_tip_raise_lr": "提高学习率，例如 lr={lr}。",
-    "coach_tip_warmup": "使用更长的预热（warmup_steps={warmup}）。",
-    "coach_tip_grad_clip": "打开梯度裁剪（grad_clip=1.0）。",
-    "coach_tip_float32": "用 float32 训练（dtype=float32）：{dtype} 的数值范围更小。",
-    "coach_tip_pre_norm": "很深的 post-norm 模型很难训练：请使用 norm_placement=pre。",
-    "coach_tip_shallower": "先用更少的层（n_layer={n_layer}），等它开始学习后再加层。",
-    "coach_tip_wait": "多训练几步：停在这里一段时间的损失，常常在注意力找到规律后突然下降。",
-    "coach_tip_more_data": "用更多的文本训练。",
-    "coach_tip_dropout": "加上 dropout（dropout={dropout}）。",
-    "coach_tip_smaller": "用更小的模型（更少的层或更小的 n_embd）。",
-    "coach_tip_stop_early": "保留第 {best_step} 步的模型，那时验证损失最低：下次在那里停止。",
-    "coach_tip_weight_decay": "提高权重衰减（weight_decay={weight_decay}）。",
     # --- generation ---------------------------------------------------------------------------
     "generate_intro": "训练好的模型一次一个词元地续写你的提示。每个词元都是从模型的预测中随机抽取的；下面的控件决定怎么抽。",
     "prompt": "提示",
@@ -556,8 +443,6 @@ ZH_CN: dict[str, str] = {
     "memo_title": "背诵检查",
     "memo_min_chars": "最短的复制片段（字符数）",
     "memo_min_chars_info": "高亮至少这么长、且与训练文本逐字相同的片段。",
-    "memo_report": "生成文本中有 {share}（{total} 个字符中的 {copied} 个）与训练文本逐字相同。",
-    "memo_none": "没有 {n} 个字符或更长的片段是从训练文本中复制的。",
     # --- attention ----------------------------------------------------------------------------
     "attention_intro": "注意力是一个词元从它之前的词元收集信息的方式。这里可以看到，对一段文本，每个词元（行）对每个更早的词元（列）的关注有多强。",
     "attention_text": "要查看的文本",
@@ -572,8 +457,6 @@ ZH_CN: dict[str, str] = {
     "compare_intro": "这个会话中的每次运行都会保留。选择几次运行，叠加它们的验证曲线，并查看哪些设置不同。",
     "compare_runs": "要比较的运行",
     "compare_plot": "所选运行的验证损失",
-    "compare_bpc_note": "这些运行使用了不同的分词器，因此用每字符比特数来比较。",
-    "settings_same": "所选运行的设置相同。",
     "one_change_title": "同一运行，只改一处",
     "one_change_setting": "要修改的设置",
     "one_change_value": "新的值",
@@ -586,14 +469,9 @@ ZH_CN: dict[str, str] = {
     "hub_token_info": "只用于这次上传，不会保存。",
     "hub_private": "私有仓库",
     "hub_push_button": "推送到 Hub",
-    "hub_pushed": "已上传到 {url}。",
     "share_title": "分享这些设置",
     "share_button": "生成这些设置的链接",
     "share_link": "这些设置的链接",
-    "share_upload_note": "你自己的文本不包含在链接中：打开链接的人需要上传或粘贴同样的文本。",
-    "share_restored": "已从链接恢复设置。",
-    "share_ignored": "链接中还有这个版本不认识的设置，已忽略：{names}。",
-    # --- errors -------------------------------------------------------------------------------
     # --- page wiring ----------------------------------------------------------------------------
     "page_intro": "# Transformer 游乐场\n从零开始构建一个小型 Transformer 语言模型，训练它并观察它的内部。"
                   "按顺序浏览各标签页：**1** 选择文本，**2** 训练分词器，**3** 训练模型并看着损失下降，"
@@ -637,136 +515,9 @@ ZH_CN: dict[str, str] = {
                             "损失降到 1.88（3 层、RoPE、4 倍于 nanoGPT 的学习率、批大小 16）。",
     "page_preset_nanogpt_gpu": "nanogpt-gpu：nanoGPT 在 GPU 上训练 Tiny Shakespeare 的配方：6 层，"
                                "宽 384，上下文长度 256。",
-    "error_unexpected": "发生了意外错误（详情在服务器日志中）。你到目前为止做的一切都没有丢失；请重试，或修改设置。",
-    "error_bad_link": "这个链接中的设置无法使用：{reason}",
-    "error_no_runs": "至少训练两次运行才能比较。",
 }
-
-PAGE_KEYS = frozenset(EN)  # what the browser translates: labels, explanations, static text
-for _area in SERVER_CATALOGUES:
-    _clash = (EN.keys() & _area.EN.keys()) or (ZH_CN.keys() & _area.ZH_CN.keys())
-    if _clash:
-        raise KeyError(f"Message ids defined twice: {', '.join(sorted(_clash))}")
-    EN.update(_area.EN)
-    ZH_CN.update(_area.ZH_CN)
-
-STRINGS: dict[str, dict[str, str]] = {"en": EN, "zh-CN": ZH_CN}
-
-
-def normalize_language(lang: str | None) -> str:
-    """A supported language code for ``lang``: any Chinese tag gives "zh-CN", others "en".
-
-    >>> normalize_language("zh"), normalize_language("ZH-cn"), normalize_language("de")
-    ('zh-CN', 'zh-CN', 'en')
-    """
-    if not lang:
-        return DEFAULT_LANGUAGE
-    tag = lang.strip().replace("_", "-").lower()
-    if tag == "zh" or tag.startswith("zh-"):
-        return "zh-CN"
-    return "en" if tag == "en" or tag.startswith("en-") else DEFAULT_LANGUAGE
-
-
-def pick_language(accept_language: str | None) -> str:
-    """The page language for a browser's ``Accept-Language`` header (highest q first)."""
-    if not accept_language:
-        return DEFAULT_LANGUAGE
-    ranked = []
-    for n, part in enumerate(accept_language.split(",")):
-        tag, _, q = part.strip().partition(";q=")
-        try:
-            weight = float(q) if q else 1.0
-        except ValueError:
-            weight = 0.0
-        ranked.append((-weight, n, tag.strip()))
-    for _, _, tag in sorted(ranked):
-        lower = tag.lower()
-        if lower == "zh" or lower.startswith("zh-") or lower == "en" or lower.startswith("en-"):
-            return normalize_language(tag)
-    return DEFAULT_LANGUAGE
-
-
-def t(key: str, lang: str | None = DEFAULT_LANGUAGE, **values: Any) -> str:
-    """The message ``key`` in ``lang`` with its placeholders filled in.
-
-    An unknown key raises ``KeyError`` (a typo should fail in the tests, not show an id in
-    the page); a missing value raises ``KeyError`` naming the placeholder.
-
-    >>> t("memo_none", "en", n=20)
-    'No span of 20 or more characters was copied from the training text.'
-    """
-    if key not in EN:
-        raise KeyError(f"No message with the id {key!r}.")
-    message = STRINGS[normalize_language(lang)].get(key, EN[key])
-    return message.format(**values) if values or placeholders(message) else message
-
-
-def placeholders(message: str) -> set[str]:
-    """The names of the ``{name}`` placeholders in a message.
-
-    >>> sorted(placeholders("{a} and {b}, {a} again"))
-    ['a', 'b']
-    """
-    return {name for _, name, _, _ in string.Formatter().parse(message) if name is not None}
 
 
 def gradio_i18n_dict() -> dict[str, dict[str, str]]:
-    """What ``gr.I18n(**...)`` takes: {locale: {key: message}} for the page's own text (fresh
-    copies, safe to change); messages written on the server stay there."""
-    return {lang: {k: v for k, v in messages.items() if k in PAGE_KEYS}
-            for lang, messages in STRINGS.items()}
-
-
-class Message(str):
-    """English text that remembers its message id and values (see ``msg``).
-
-    It is a ``str`` everywhere (printing, logging, JSON, comparing), and pickles as itself.
-    """
-
-    key: str
-    values: dict[str, Any]
-
-    def __new__(cls, key: str, values: dict[str, Any]) -> "Message":
-        self = super().__new__(cls, t(key, DEFAULT_LANGUAGE, **values))
-        self.key, self.values = key, values
-        return self
-
-    def __reduce__(self):
-        return Message, (self.key, self.values)
-
-
-def msg(key: str, **values: Any) -> Message:
-    """The message ``key`` in English, ready to be said again in another language.
-
-    Values may be Messages themselves (a reason inside a sentence); numbers should come
-    formatted already, as for ``t``.
-
-    >>> m = msg("memo_none", n=20)
-    >>> m == "No span of 20 or more characters was copied from the training text.", m.key
-    (True, 'memo_none')
-    >>> localize(m, "zh-CN") == t("memo_none", "zh-CN", n=20), localize("plain", "zh-CN")
-    (True, 'plain')
-    """
-    return Message(key, values)
-
-
-def localize(text: Any, lang: str | None) -> str:
-    """``text`` in ``lang`` when it is a ``Message`` (its values too); other text as it is."""
-    if isinstance(text, Message):
-        if normalize_language(lang) == DEFAULT_LANGUAGE:
-            return str.__str__(text)
-        return t(text.key, lang, **{k: localize(v, lang) for k, v in text.values.items()})
-    return str(text)
-
-
-def error_text(error: BaseException, lang: str | None) -> str:
-    """An exception's message in ``lang`` when it was raised with a ``Message``.
-
-    >>> error_text(ValueError(msg("memo_none", n=5)), "zh-CN") == t("memo_none", "zh-CN", n=5)
-    True
-    >>> error_text(ValueError("plain words"), "zh-CN")
-    'plain words'
-    """
-    if len(error.args) == 1 and isinstance(error.args[0], Message):
-        return localize(error.args[0], lang)
-    return str(error)
+    """What ``gr.I18n(**...)`` takes: {locale: {id: label}} (fresh copies, safe to change)."""
+    return {"en": dict(EN), "zh-CN": dict(ZH_CN)}

@@ -1,0 +1,601 @@
+"""The core's messages in Simplified Chinese, keyed by their English text (gettext-style).
+
+Each message is written in English where it is raised (``msg("...", name=...)``, see
+``playground.i18n``); this map gives its Chinese, with the same ``{name}`` placeholders. The
+page's own status lines have theirs in ``playground/ui/zh_cn.py``. The tests find every
+``msg``/``t`` literal in the source and check that it is here (or there, for the page's),
+so a change to an English sentence needs the same change to its key here.
+"""
+
+ZH_CN: dict[str, str] = {
+    # --- settings (playground.config) ---------------------------------------------------------
+    "{name} must be a whole number, got {value}.": "{name} 必须是整数，收到的是 {value}。",
+    "{name} must be a number, got {value}.": "{name} 必须是一个数，收到的是 {value}。",
+    "{name} must be between {low} and {high}, got {value}.":
+        "{name} 必须在 {low} 到 {high} 之间，收到的是 {value}。",
+    "{name} must be one of {choices}; got {value}.":
+        "{name} 必须是 {choices} 之一；收到的是 {value}。",
+    "The width n_embd={n_embd} must divide evenly among the {n_head} attention heads (each head "
+    "gets n_embd / n_head numbers). Try n_embd={suggestion} or a number of heads that divides "
+    "{n_embd}.":
+        "宽度 n_embd={n_embd} 必须能平均分给 {n_head} 个注意力头（每个头分到 n_embd / n_head "
+        "个数）。试试 n_embd={suggestion}，或者换一个能整除 {n_embd} 的头数。",
+    "RoPE rotates the numbers of each head in pairs, so the head size (n_embd / n_head = "
+    "{head_size}) must be even. Change n_embd or n_head, or pick another kind of position "
+    "encoding.":
+        "RoPE 把每个头里的数两两配对旋转，所以头的大小（n_embd / n_head = {head_size}）"
+        "必须是偶数。请修改 n_embd 或 n_head，或者换一种位置编码。",
+    "min_lr ({min_lr}) is where the learning rate ends, so it cannot be above the peak lr ({lr}).":
+        "min_lr（{min_lr}）是学习率最后降到的值，所以不能高于峰值 lr（{lr}）。",
+    "batch_size={batch_size} must split evenly into grad_accum={grad_accum} micro-batches.":
+        "batch_size={batch_size} 必须能平均分成 grad_accum={grad_accum} 个小批次。",
+    "Unknown {config} settings: {names}.": "未知的 {config} 设置：{names}。",
+    # --- training (playground.train) ----------------------------------------------------------
+    "training": "训练",
+    "validation": "验证",
+    "val_fraction must be between 0 and 1, got {value}.":
+        "val_fraction 必须在 0 到 1 之间，收到的是 {value}。",
+    "The {part} part of the text is {n} tokens long, but each training window needs block_size + "
+    "1 = {needed} tokens. Use a longer text, a smaller block_size, or a different val_fraction.":
+        "文本的{part}部分只有 {n} 个词元，但每个训练窗口需要 block_size + 1 = {needed} 个词元。"
+        "请换一段更长的文本、调小 block_size，或者修改 val_fraction。",
+    "chars_per_token must be positive, got {value}.":
+        "chars_per_token 必须是正数，收到的是 {value}。",
+    "The {part} tokens run from {low} to {high}, but the model knows only {vocab_size} tokens (0 "
+    "to {last}). Build the model with the tokenizer's vocab_size.":
+        "{part}数据的词元编号从 {low} 到 {high}，但模型只认识 {vocab_size} 个词元（0 到 {last}）。"
+        "请用分词器的 vocab_size 来构建模型。",
+    "Stopped at step {step} as asked.": "已按要求在第 {step} 步停止。",
+    "Finished all {max_steps} steps.": "已完成全部 {max_steps} 步。",
+    "Paused at step {step} of {max_steps}; run() continues.":
+        "在第 {step} 步暂停（共 {max_steps} 步）；再次调用 run() 会继续。",
+    "The loss became {loss} at step {step}, so training stopped there. The weights are those from "
+    "before that step. A learning rate that is too high is the usual cause: try lr={suggested_lr} "
+    "(this step used {lr}).":
+        "第 {step} 步的损失变成了 {loss}，训练就此停止。权重保持该步之前的值。"
+        "最常见的原因是学习率太高：试试 lr={suggested_lr}（这一步用的是 {lr}）。",
+    "The loss became {loss} at step {step}, so training stopped there. The weights are those from "
+    "before that step. A learning rate that is too high is the usual cause: try lr={suggested_lr} "
+    "(this step used {lr}), or turn on grad_clip=1.0.":
+        "第 {step} 步的损失变成了 {loss}，训练就此停止。权重保持该步之前的值。"
+        "最常见的原因是学习率太高：试试 lr={suggested_lr}（这一步用的是 {lr}），或者打开梯度裁剪 "
+        "grad_clip=1.0。",
+    "Ran out of memory at step {step} on {device}. Try a smaller batch_size (now {batch_size}), "
+    "more grad_accum micro-batches, a shorter block_size (now {block_size}) or a smaller model. "
+    "The weights from step {kept_step} are kept.":
+        "第 {step} 步时 {device} 内存不足。试试更小的 batch_size（现在是 {batch_size}）、更多的 "
+        "grad_accum 小批次、更短的 block_size（现在是 {block_size}），或者更小的模型。第 "
+        "{kept_step} 步的权重已保留。",
+    "Training failed at step {step}: {error_type}: {error}. The weights from step {kept_step} are "
+    "kept.":
+        "训练在第 {step} 步失败：{error_type}: {error}。第 {kept_step} 步的权重已保留。",
+    "Training failed at step {step}: {error_type}: {error} The weights from step {kept_step} are "
+    "kept.":
+        "训练在第 {step} 步失败：{error_type}: {error} 第 {kept_step} 步的权重已保留。",
+    # --- devices (playground.runtime.device) ------------------------------------------------------
+    "Unknown device {device}. Choose auto, cpu, cuda or mps.":
+        "未知的设备 {device}。请选择 auto、cpu、cuda 或 mps。",
+    "CUDA was asked for, but this machine has no usable NVIDIA GPU (or this PyTorch build has no "
+    "CUDA support). Choose device auto or cpu.":
+        "要求使用 CUDA，但这台机器没有可用的 NVIDIA GPU（或者这个 PyTorch 版本不支持 CUDA）。请把 "
+        "device 设为 auto 或 cpu。",
+    "GPU number {index} was asked for, but this machine has {count} GPU (numbered from 0). Choose "
+    "cuda or auto.":
+        "要求使用第 {index} 号 GPU，但这台机器只有 {count} 块 GPU（从 0 开始编号）。请选择 cuda "
+        "或 auto。",
+    "GPU number {index} was asked for, but this machine has {count} GPUs (numbered from 0). "
+    "Choose cuda or auto.":
+        "要求使用第 {index} 号 GPU，但这台机器只有 {count} 块 GPU（从 0 开始编号）。请选择 cuda "
+        "或 auto。",
+    "Apple's MPS was asked for, but it is not available here (it needs a Mac with Apple silicon "
+    "and a PyTorch build with MPS). Choose device auto or cpu.":
+        "要求使用 Apple 的 MPS，但这里不可用（需要 Apple 芯片的 Mac 和支持 MPS 的 PyTorch 版本）。"
+        "请把 device 设为 auto 或 cpu。",
+    "This GPU cannot compute in bfloat16. Choose dtype auto or float32.":
+        "这块 GPU 不能用 bfloat16 计算。请把 dtype 设为 auto 或 float32。",
+    "GPU: {name} ({memory} GiB)": "GPU：{name}（{memory} GiB）",
+    "Apple GPU (MPS)": "Apple GPU（MPS）",
+    "CPU ({threads} threads, bf16 fast: yes)": "CPU（{threads} 个线程，bf16 较快：是）",
+    "CPU ({threads} threads, bf16 fast: no)": "CPU（{threads} 个线程，bf16 较快：否）",
+    # --- the model, generation, attention -----------------------------------------------------
+    "This model reads at most {block_size} tokens at once (block_size); it was given {n}. Crop "
+    "the input to the last {block_size} tokens.":
+        "这个模型一次最多读入 {block_size} 个词元（block_size），但收到了 {n} 个。"
+        "请把输入截成最后 {block_size} 个词元。",
+    "The KV cache holds {size} tokens; it cannot take {n} more after {length}. Start a new cache "
+    "(generation slides its window for this).":
+        "KV 缓存能放 {size} 个词元；已有 {length} 个，放不下再来的 {n} 个。"
+        "请新建一个缓存（生成时会为此滑动窗口）。",
+    "Type some text to look at: the attention map needs at least one token.":
+        "请输入一些要查看的文本：注意力图至少需要一个词元。",
+    # --- corpus (playground.corpus) -------------------------------------------------------------
+    "pasted text": "粘贴的文本",
+    "{n} bytes": "{n} 字节",
+    "The preview length must be a whole number ≥ 0, got {value}.":
+        "预览长度必须是 ≥ 0 的整数，收到的是 {value}。",
+    "The validation fraction must be a number between 0 and 1 (for example 0.1 for 10%), got "
+    "{value}.":
+        "验证集比例必须是 0 到 1 之间的数（例如 0.1 表示 10%），收到的是 {value}。",
+    "'{name}' has only {n} characters: too short to keep at least {min_chars} characters each for "
+    "training and validation with a validation fraction of {fraction}. Use a longer text.":
+        "“{name}”只有 {n} 个字符：太短了，在验证集比例为 {fraction} 时，"
+        "无法让训练和验证各保留至少 {min_chars} 个字符。请使用更长的文本。",
+    "Unknown source {source} for Tiny Shakespeare: use 'bundled' or 'hub'.":
+        "Tiny Shakespeare 没有来源 {source}：请使用 'bundled' 或 'hub'。",
+    "The bundled copy of Tiny Shakespeare is missing from the package ({file}): reinstall the "
+    "package.":
+        "软件包中缺少自带的 Tiny Shakespeare 副本（{file}）：请重新安装软件包。",
+    "The Hugging Face Hub is switched off here (HF_HUB_OFFLINE is set), so Tiny Shakespeare "
+    "cannot be downloaded. The bundled copy is available: choose 'bundled'.":
+        "这里关闭了 Hugging Face Hub（设置了 HF_HUB_OFFLINE），所以无法下载 Tiny Shakespeare。"
+        "可以使用自带的副本：请选择 'bundled'。",
+    "The Hugging Face Hub is unreachable (no network connection to {host}). The bundled copy of "
+    "Tiny Shakespeare is available: choose 'bundled'.":
+        "无法连接 Hugging Face Hub（没有到 {host} 的网络连接）。可以使用自带的 Tiny Shakespeare "
+        "副本：请选择 'bundled'。",
+    "Could not load {dataset} from the Hugging Face Hub ({reason}). The bundled copy of Tiny "
+    "Shakespeare is available: choose 'bundled'.":
+        "无法从 Hugging Face Hub 加载 {dataset}（{reason}）。可以使用自带的 Tiny Shakespeare "
+        "副本：请选择 'bundled'。",
+    "No file was given: upload one or more .txt or .md files.":
+        "没有提供文件：请上传一个或多个 .txt 或 .md 文件。",
+    "Together the files {files} are {size}, over the {limit} limit. Upload fewer or smaller files.":
+        "文件 {files} 合计 {size}，超过了 {limit} 的上限。请上传更少或更小的文件。",
+    "The {name} must be a string of text, got {type}.":
+        "{name}必须是一段文本（字符串），收到的是 {type}。",
+    "The {name} contains an invalid character at position {position} (a lone surrogate): paste it "
+    "again from the original source.":
+        "{name}在位置 {position} 有一个无效字符（单独的代理项）：请从原始来源重新粘贴。",
+    "The {name} is {size}, over the {limit} limit. Use a shorter text.":
+        "{name}有 {size}，超过了 {limit} 的上限。请使用更短的文本。",
+    "The {name} contains NUL characters, so it is not plain text.":
+        "{name}包含 NUL 字符，所以不是纯文本。",
+    "The {name} is empty (or only whitespace): give some text to train on.":
+        "{name}是空的（或只有空白）：请提供一些用来训练的文本。",
+    "The size limit must be a positive number of bytes, got {value}.":
+        "大小上限必须是正的字节数，收到的是 {value}。",
+    "'{file}' is not a .txt or .md file: upload plain text saved as .txt or .md.":
+        "“{file}”不是 .txt 或 .md 文件：请上传保存为 .txt 或 .md 的纯文本。",
+    "'{file}' could not be opened: upload it again.": "无法打开“{file}”：请重新上传。",
+    "'{file}' is {size}, over the {limit} limit. Upload a smaller file.":
+        "“{file}”有 {size}，超过了 {limit} 的上限。请上传更小的文件。",
+    "'{file}' is over the {limit} limit.": "“{file}”超过了 {limit} 的上限。",
+    "'{file}' is saved as UTF-16: save it as UTF-8 text and upload it again.":
+        "“{file}”是以 UTF-16 保存的：请把它另存为 UTF-8 文本后重新上传。",
+    "'{file}' contains NUL bytes, so it looks like a binary file, not text. Upload a plain-text "
+    ".txt or .md file.":
+        "“{file}”包含 NUL 字节，看起来是二进制文件，而不是文本。请上传纯文本的 .txt 或 .md 文件。",
+    "'{file}' is not valid UTF-8 text (byte {byte} at position {position}). Save it as UTF-8 and "
+    "upload it again.":
+        "“{file}”不是有效的 UTF-8 文本（位置 {position} 处的字节 {byte}）。请把它另存为 UTF-8 "
+        "后重新上传。",
+    "'{file}' is empty (or only whitespace): upload a file with text.":
+        "“{file}”是空的（或只有空白）：请上传包含文本的文件。",
+    # --- tokenizers (playground.tokenizer) ------------------------------------------------------
+    "Token ids must be a flat list of whole numbers, got {dtype} values of shape {shape}.":
+        "词元 id 必须是一维的整数列表，收到的是形状为 {shape} 的 {dtype} 值。",
+    "Token id {id} is not in this tokenizer's vocabulary of {vocab} (ids 0 to {last}).":
+        "词元 id {id} 不在这个分词器的词表中（词表大小 {vocab}，id 从 0 到 {last}）。",
+    "Characters per token needs a non-empty text.": "计算每个词元的字符数需要一段非空文本。",
+    "The text has 1 character this tokenizer has never seen: {shown}. Train the tokenizer again "
+    "on a text that contains it.":
+        "文本中有 1 个这个分词器从未见过的字符：{shown}。请在包含它的文本上重新训练分词器。",
+    "The text has {n} characters this tokenizer has never seen: {shown}. Train the tokenizer "
+    "again on a text that contains them.":
+        "文本中有 {n} 个这个分词器从未见过的字符：{shown}。请在包含它们的文本上重新训练分词器。",
+    "The text has {n} characters this tokenizer has never seen: {shown} and {more} more. Train "
+    "the tokenizer again on a text that contains them.":
+        "文本中有 {n} 个这个分词器从未见过的字符：{shown}，另外还有 {more} 个。"
+        "请在包含它们的文本上重新训练分词器。",
+    "A character tokenizer needs a non-empty list of single characters.":
+        "字符分词器需要一个非空的单字符列表。",
+    "A character tokenizer's characters must all be different.": "字符分词器的字符必须各不相同。",
+    "Cannot train a tokenizer on an empty text.": "不能在空文本上训练分词器。",
+    "The BPE vocabulary size must be a whole number from {low} (the 256 bytes) to {high}, got "
+    "{value}.":
+        "BPE 词表大小必须是从 {low}（256 个字节）到 {high} 的整数，收到的是 {value}。",
+    "This is not a byte-level BPE tokenizer made by this app; train a new one.":
+        "这不是本应用生成的字节级 BPE 分词器；请训练一个新的。",
+    "A character tokenizer's vocabulary is the text's own characters, so its size cannot be "
+    "chosen: leave vocab_size empty, or choose BPE.":
+        "字符分词器的词表就是文本自身的字符，所以不能指定大小：请把 vocab_size 留空，或选择 BPE。",
+    "Unknown tokenizer kind {kind}: choose one of {kinds}.":
+        "未知的分词器类型 {kind}：请从 {kinds} 中选择一个。",
+    "The tokenizer data is not valid JSON ({reason}).": "分词器数据不是有效的 JSON（{reason}）。",
+    "The BPE tokenizer data is damaged ({reason}).": "BPE 分词器数据已损坏（{reason}）。",
+    "The tokenizer data does not say which kind it is (got kind={kind}); expected one of {kinds}.":
+        "分词器数据没有说明它是哪种类型（收到 kind={kind}）；应为 {kinds} 之一。",
+    "Could not read the tokenizer file '{file}' ({reason}).":
+        "无法读取分词器文件“{file}”（{reason}）。",
+    # --- the BPE merge viewer (playground.insight.merges) -----------------------------------------
+    "The number of merges must be a whole number from 0 up, got {value}.":
+        "合并次数必须是从 0 起的整数，收到的是 {value}。",
+    "The sample is {n} characters long; the merge viewer shows at most {max_chars}. Use a shorter "
+    "sentence.":
+        "示例有 {n} 个字符；合并查看器最多显示 {max_chars} 个。请使用更短的句子。",
+    # --- the memorisation check (playground.insight.memorization) ---------------------------------
+    "The shortest span the check can look for is {n} characters.":
+        "检查能查找的最短片段是 {n} 个字符。",
+    # --- bundles (playground.checkpoint) --------------------------------------------------------
+    "Checkpoints here are never unpickled, because unpickling a file can run any code hidden in "
+    "it. Load a .zip bundle saved by Transformer Playground instead.":
+        "这里从不对检查点做反序列化（unpickle），因为反序列化一个文件可能运行其中隐藏的任何代码。"
+        "请改为加载由 Transformer Playground 保存的 .zip 模型包。",
+    "model settings": "模型设置",
+    "training settings": "训练设置",
+    "the model in '{name}'": "“{name}”中的模型",
+    "the trainer state in '{name}'": "“{name}”中的训练器状态",
+    "A bundle is a .zip file; name it like '{stem}.zip', not '{name}'.":
+        "模型包是 .zip 文件；请命名为“{stem}.zip”这样的名字，而不是“{name}”。",
+    "The tokenizer has {tokens} tokens but the model was built for {model}; they do not belong "
+    "together, so no bundle was written.":
+        "分词器有 {tokens} 个词元，但模型是为 {model} 个词元构建的；它们不属于同一次运行，"
+        "所以没有写入模型包。",
+    "{where} is a numpy array of {dtype}, which a bundle cannot store.":
+        "{where} 是 {dtype} 类型的 numpy 数组，模型包无法保存它。",
+    "{where} is a {type}; trainer_state may hold only tensors, numpy arrays, numbers, strings, "
+    "None, lists, tuples and dicts (bundles never pickle).":
+        "{where} 是 {type}；trainer_state 只能包含张量、numpy 数组、数字、字符串、None、列表、"
+        "元组和字典（模型包从不使用 pickle）。",
+    "'{name}' is a zip file, but not a Transformer Playground bundle.":
+        "“{name}”是一个 zip 文件，但不是 Transformer Playground 模型包。",
+    "'{name}' is a zip file, but not a Transformer Playground bundle. Its files sit in a folder "
+    "({folder}/); zip the files themselves.":
+        "“{name}”是一个 zip 文件，但不是 Transformer Playground 模型包。"
+        "它的文件在一个文件夹里（{folder}/）；请直接压缩这些文件本身。",
+    "'{name}' is a zip file, but not a Transformer Playground bundle. It holds: {members}.":
+        "“{name}”是一个 zip 文件，但不是 Transformer Playground 模型包。它包含：{members}。",
+    "'{name}' has an unknown bundle format version ({version}); it is damaged.":
+        "“{name}”的模型包格式版本未知（{version}）；文件已损坏。",
+    "'{name}' was saved by a newer Transformer Playground (bundle format {version}; this one "
+    "reads format {supported}). Update the playground to load it.":
+        "“{name}”是由更新版本的 Transformer Playground 保存的（模型包格式 {version}；"
+        "这个版本只能读取格式 {supported}）。请更新本程序后再加载。",
+    "'{name}' is incomplete: it lacks {members}. Save the bundle again.":
+        "“{name}”不完整：缺少 {members}。请重新保存模型包。",
+    "The tokenizer in '{name}' cannot be rebuilt: {reason}": "无法重建“{name}”中的分词器：{reason}",
+    "In '{name}' the tokenizer has {tokens} tokens but the model was built for {model}: the parts "
+    "come from different runs.":
+        "在“{name}”中，分词器有 {tokens} 个词元，但模型是为 {model} 个词元构建的："
+        "这些部分来自不同的运行。",
+    "The training history in '{name}' is damaged (expected a list of records).":
+        "“{name}”中的训练历史已损坏（应为记录的列表）。",
+    "Record {number} of the training history in '{name}' is of the unknown kind {kind} (a record "
+    "is one of: {kinds}). The bundle may come from a newer Transformer Playground: update the "
+    "playground to load it.":
+        "“{name}”的训练历史中第 {number} 条记录的类型 {kind} 无法识别（记录只能是：{kinds}）。"
+        "这个模型包可能来自更新版本的 Transformer Playground：请更新本程序后再加载。",
+    "Record {number} of the training history in '{name}' (kind '{kind}') has fields this version "
+    "does not know: {fields}. The bundle may come from a newer Transformer Playground: update the "
+    "playground to load it.":
+        "“{name}”的训练历史中第 {number} 条记录（类型“{kind}”）含有这个版本不认识的字段："
+        "{fields}。这个模型包可能来自更新版本的 Transformer Playground：请更新本程序后再加载。",
+    "Record {number} of the training history in '{name}' (kind '{kind}') lacks {fields}: the "
+    "history is damaged. Save the bundle again.":
+        "“{name}”的训练历史中第 {number} 条记录（类型“{kind}”）缺少 {fields}：训练历史已损坏。"
+        "请重新保存模型包。",
+    "Record {number} of the training history in '{name}' has {field} = {value}, which should be "
+    "{expected}: the history is damaged. Save the bundle again.":
+        "“{name}”的训练历史中第 {number} 条记录的 {field} = {value}，应为{expected}："
+        "训练历史已损坏。请重新保存模型包。",
+    "a whole number": "整数",
+    "a number": "数字",
+    "a text": "文本",
+    "a text or null": "文本或 null",
+    "The trainer state in '{name}' is damaged ({reason}).":
+        "“{name}”中的训练器状态已损坏（{reason}）。",
+    "There is no file at '{path}'.": "“{path}”处没有文件。",
+    "'{path}' is a folder; choose the bundle's .zip file.":
+        "“{path}”是一个文件夹；请选择模型包的 .zip 文件。",
+    "'{name}' looks like a PyTorch pickle file ({suffix}). {never}":
+        "“{name}”看起来是 PyTorch 的 pickle 文件（{suffix}）。{never}",
+    "'{name}' is a Python pickle. {never}": "“{name}”是 Python pickle 文件。{never}",
+    "'{name}' is damaged or incomplete: it is named .zip, but its zip directory cannot be found "
+    "(an interrupted download or copy does that).":
+        "“{name}”已损坏或不完整：它的名字是 .zip，但找不到它的 zip "
+        "目录（下载或复制中断会造成这种情况）。",
+    "'{name}' is not a Transformer Playground bundle (a .zip file).":
+        "“{name}”不是 Transformer Playground 模型包（.zip 文件）。",
+    "'{name}' is damaged: a part of the zip cannot be read ({reason}). Save or download it again.":
+        "“{name}”已损坏：zip 的一部分无法读取（{reason}）。请重新保存或下载。",
+    "'{name}' contains a suspicious entry ({member}); it was not loaded.":
+        "“{name}”包含一个可疑的条目（{member}）；没有加载。",
+    "'{name}' lists the same entry twice; it was not loaded.":
+        "“{name}”把同一个条目列出了两次；没有加载。",
+    "'{name}' holds {n} entries, far more than a bundle; it was not loaded.":
+        "“{name}”包含 {n} 个条目，远多于一个模型包；没有加载。",
+    "'{name}' would unpack to {size} GiB, more than the {limit} GiB a bundle may hold; it was not "
+    "loaded.":
+        "“{name}”解压后将有 {size} GiB，超过了模型包最多允许的 {limit} GiB；没有加载。",
+    "'{name}' has an entry that unpacks {ratio} times larger than it is stored ({member}); that "
+    "is a zip bomb, not a bundle, so it was not loaded.":
+        "“{name}”中有一个条目解压后比存储时大 {ratio} 倍（{member}）；这是 zip 炸弹，不是模型包，"
+        "所以没有加载。",
+    "'{name}' holds pickled data (a torch.save file?). {never}":
+        "“{name}”包含 pickle 数据（torch.save 保存的文件？）。{never}",
+    "{member} in '{name}' is damaged (not valid JSON: {reason}).":
+        "“{name}”中的 {member} 已损坏（不是有效的 JSON：{reason}）。",
+    "The {what} in this bundle are damaged (expected a JSON object).":
+        "这个模型包中的{what}已损坏（应为 JSON 对象）。",
+    "The {what} in this bundle cannot be used: {reason}": "这个模型包中的{what}无法使用：{reason}",
+    "The tensors of {what} are damaged ({reason}).": "{what}的张量已损坏（{reason}）。",
+    "The weights in '{name}' do not fit its model settings: {problems}.":
+        "“{name}”中的权重与它的模型设置不符：{problems}。",
+    "The weights in '{name}' hold different values for {first} and {second}, but its settings tie "
+    "them (tie_weights=True).":
+        "“{name}”中的权重 {first} 和 {second} 的值不同，"
+        "但它的设置把它们绑定在一起（tie_weights=True）。",
+    "{tensor} is missing": "缺少 {tensor}",
+    "{tensor} is not part of this model": "{tensor} 不属于这个模型",
+    "{tensor} is {shape} but these settings make it {expected}":
+        "{tensor} 的形状是 {shape}，但这些设置要求 {expected}",
+    "{tensor} holds {dtype} values, not floating-point weights":
+        "{tensor} 存的是 {dtype} 值，而不是浮点权重",
+    "{first}; {then}": "{first}；{then}",
+    "{first}; and {n} more": "{first}；另外还有 {n} 处",
+    # --- shared links (playground.export.links) ---------------------------------------------------
+    "The link's setting {setting} must be 1 or 0 (on or off), got {value}.":
+        "链接中的设置 {setting} 必须是 1 或 0（开或关），收到的是 {value}。",
+    "The link's setting {setting} must be a whole number, got {value}.":
+        "链接中的设置 {setting} 必须是整数，收到的是 {value}。",
+    "The link's setting {setting} must be a number, got {value}.":
+        "链接中的设置 {setting} 必须是数字，收到的是 {value}。",
+    "The link's corpus must be one of {choices}, got {value}.":
+        "链接中的语料必须是 {choices} 之一，收到的是 {value}。",
+    "The link's tokenizer must be char or bpe, got {value}.":
+        "链接中的分词器必须是 char 或 bpe，收到的是 {value}。",
+    "The link's BPE vocab_size must be from 256 to 16,384, got {value}.":
+        "链接中的 BPE vocab_size 必须在 256 到 16,384 之间，收到的是 {value}。",
+    "The link's prompt is longer than {max_chars} characters.":
+        "链接中的提示超过了 {max_chars} 个字符。",
+    "The link's setting {setting} must be between {low} and {high}, got {value}.":
+        "链接中的设置 {setting} 必须在 {low} 和 {high} 之间，收到的是 {value}。",
+    "The link's settings cannot be used: {reason}": "链接中的设置无法使用：{reason}",
+    "These are not settings a link can carry: {keys}.": "这些不是链接可以携带的设置：{keys}。",
+    "The setting {setting} must be text, got {value}.":
+        "设置 {setting} 必须是文本，收到的是 {value}。",
+    "The setting {setting} must be a number, got {value}.":
+        "设置 {setting} 必须是数字，收到的是 {value}。",
+    "The link gives the setting {setting} twice; keep one.":
+        "链接把设置 {setting} 给了两次；请只保留一个。",
+    "This link's format ({version}) is unknown here: it was made by another version of the app. "
+    "Open it there, or update this one.":
+        "这里不认识这个链接的格式（{version}）：它是由另一个版本的应用生成的。请在那个版本中打开，"
+        "或者更新这个版本。",
+    "The link holds more than {n} settings; it is not a link to these settings.":
+        "链接中有超过 {n} 个设置；它不是指向这些设置的链接。",
+    "The link is longer than {n} characters; it is not a link to these settings.":
+        "链接超过了 {n} 个字符；它不是指向这些设置的链接。",
+    "A link is text, got {type}.": "链接应该是文本，收到的是 {type}。",
+    "The link cannot be read ({reason}).": "无法读取这个链接（{reason}）。",
+    # --- export and the Hub (playground.export.publish) -------------------------------------------
+    "The repository must look like user/name: letters, digits, '-', '_' and '.', each part "
+    "starting and ending with a letter or digit, at most 96 characters; got {value}.":
+        "仓库名必须形如 用户名/名称：由字母、数字、'-'、'_' 和 '.' 组成，"
+        "每一部分以字母或数字开头和结尾，最多 96 个字符；收到的是 {value}。",
+    "Pushing to the Hub needs a Hugging Face token with write access "
+    "(huggingface.co/settings/tokens).":
+        "推送到 Hub 需要一个有写权限的 Hugging Face 令牌（huggingface.co/settings/tokens）。",
+    "The token has spaces in it; copy it again from huggingface.co/settings/tokens.":
+        "令牌中有空格；请从 huggingface.co/settings/tokens 重新复制。",
+    "The Hub did not accept the token: check that it is valid and has write access.":
+        "Hub 不接受这个令牌：请检查它是否有效、是否有写权限。",
+    "The token may not write to {repo}: use a token with write access, and a user or organisation "
+    "name it belongs to.":
+        "这个令牌不能写入 {repo}：请使用有写权限的令牌，以及令牌所属的用户名或组织名。",
+    "The Hugging Face Hub cannot be reached from here.": "从这里无法连接 Hugging Face Hub。",
+    "Pushing to the Hub failed: {reason}": "推送到 Hub 失败：{reason}",
+    # --- comparing runs (playground.insight.runs) -------------------------------------------------
+    "none yet": "还没有",
+    "No run is called {names}; the runs of this session are {runs}.":
+        "没有名为 {names} 的运行；这个会话的运行有：{runs}。",
+    "vocab_size follows the tokenizer: train another tokenizer to change it.":
+        "vocab_size 由分词器决定：要改变它，请训练另一个分词器。",
+    "There is no setting called {setting}; pick one of {choices} (or any model or training "
+    "setting).":
+        "没有名为 {setting} 的设置；请从 {choices} 中选择一个（或任何模型或训练设置）。",
+    "This run already has {setting}={value}; pick another value to see its effect.":
+        "这次运行已经是 {setting}={value}；请选另一个值来观察它的效果。",
+    "{setting} is on or off (true or false), got {value}.":
+        "{setting} 只能是开或关（true 或 false），收到的是 {value}。",
+    "{setting} must be a number, got {value}.": "{setting} 必须是数字，收到的是 {value}。",
+    "{setting} must be a whole number, got {value}.": "{setting} 必须是整数，收到的是 {value}。",
+    # --- figures (playground.plots) -------------------------------------------------------------
+    "train": "训练",
+    "loss (cross-entropy, nats)": "损失（交叉熵，奈特）",
+    "step": "步数",
+    "tokens seen": "已见词元数",
+    "seconds": "秒",
+    "The loss curve appears here once training starts.": "训练开始后，损失曲线会显示在这里。",
+    "validation bits per character": "验证集每字符比特数",
+    "validation loss (nats per token)": "验证损失（每词元奈特）",
+    "Select two or more runs to compare their validation curves.":
+        "选择两次或更多运行，比较它们的验证曲线。",
+    "weight": "权重",
+    "weight {value}": "权重 {value}",
+    "“{query}” looks at “{target}”": "“{query}”关注“{target}”",
+    "key (token attended to)": "键（被关注的词元）",
+    "query (token attending)": "查询（发出关注的词元）",
+    "head {n}": "头 {n}",
+    "query {query} → key {target}": "查询 {query} → 键 {target}",
+    "probability": "概率",
+    "token {n}": "词元 {n}",
+    "… and {n} more tokens": "……还有 {n} 个词元",
+    # --- 3 · model and training -------------------------------------------------------------------
+    "The model has already trained {done} steps. Set max_steps above {done} to train it further.":
+        "这个模型已经训练了 {done} 步。要继续训练，请把 max_steps 设为大于 {done} 的值。",
+    "This model needs about {need} of memory to train, but only {free} is free on {device}. Make "
+    "it smaller: fewer layers (n_layer), a narrower width (n_embd), a smaller batch_size or "
+    "block_size.":
+        "训练这个模型大约需要 {need} 内存，但 {device} 上只有 {free} 可用。请把模型调小："
+        "减少层数（n_layer）、减小宽度（n_embd），或减小 batch_size 或 block_size。",
+    # --- training -----------------------------------------------------------------------------
+    "uniform guess (ln {vocab} = {value})": "均匀猜测（ln {vocab} = {value}）",
+    "unigram entropy ({value})": "一元熵（{value}）",
+    "nanoGPT baby GPT ({value})": "nanoGPT 小型 GPT（{value}）",
+    # --- the training coach -------------------------------------------------------------------
+    "Training coach": "训练教练",
+    "Nothing to flag so far.": "目前没有需要提醒的问题。",
+    "Seen": "观察到",
+    "Try": "可以尝试",
+    "The loss became {value} at step {step}: the numbers overflowed and the run stopped.":
+        "第 {step} 步时损失变成了 {value}：数值溢出，运行已停止。",
+    "At step {step} the training loss jumped to {loss}, far above the {median} it had just been "
+    "at.":
+        "第 {step} 步时训练损失跳到了 {loss}，远高于刚才的 {median}。",
+    "The training loss is going up: {recent} over the last {window} steps, against {earlier} "
+    "before.":
+        "训练损失在上升：最近 {window} 步为 {recent}，之前为 {earlier}。",
+    "After {steps} steps the loss is still {loss}, close to {uniform} (ln {vocab}), the loss of a "
+    "uniform guess: the model has not learned yet.":
+        "训练了 {steps} 步之后损失仍是 {loss}，接近均匀猜测的损失 {uniform}（ln {vocab}）："
+        "模型还没有学到东西。",
+    "After {steps} steps the loss has stayed near {loss}, the unigram entropy of the corpus "
+    "({unigram}): the model knows how common each token is but does not use the context yet.":
+        "训练了 {steps} 步之后损失一直停在 {loss} 附近，也就是语料的一元熵（{unigram}）："
+        "模型知道每个词元有多常见，但还没有利用上下文。",
+    "The validation loss rose from {val_best} (step {best_step}) to {val_last} while the training "
+    "loss fell to {train_last}: the model is memorising the training text (overfitting).":
+        "验证损失从 {val_best}（第 {best_step} 步）升到了 {val_last}，而训练损失降到了 "
+        "{train_last}：模型在背诵训练文本（过拟合）。",
+    "The model has {params} parameters for {tokens} training tokens, {ratio} parameters per "
+    "token: it can memorise the text rather than learn from it.":
+        "模型有 {params} 个参数，而训练词元只有 {tokens} 个，每个词元 {ratio} 个参数："
+        "它可以背下文本，而不是从中学习。",
+    "Lower the learning rate, for example to lr={lr}.": "降低学习率，例如 lr={lr}。",
+    "Raise the learning rate, for example to lr={lr}.": "提高学习率，例如 lr={lr}。",
+    "Use a longer warmup (warmup_steps={warmup}).": "使用更长的预热（warmup_steps={warmup}）。",
+    "Turn gradient clipping on (grad_clip=1.0).": "打开梯度裁剪（grad_clip=1.0）。",
+    "Train in float32 (dtype=float32): {dtype} has a smaller range.":
+        "用 float32 训练（dtype=float32）：{dtype} 的数值范围更小。",
+    "Deep post-norm models are hard to train: use norm_placement=pre.":
+        "很深的 post-norm 模型很难训练：请使用 norm_placement=pre。",
+    "Start with fewer layers (n_layer={n_layer}) and add them once it learns.":
+        "先用更少的层（n_layer={n_layer}），等它开始学习后再加层。",
+    "Give it more steps: a loss that sits here for a while often drops suddenly once attention "
+    "finds a pattern.":
+        "多训练几步：停在这里一段时间的损失，常常在注意力找到规律后突然下降。",
+    "Train on more text.": "用更多的文本训练。",
+    "Add dropout (dropout={dropout}).": "加上 dropout（dropout={dropout}）。",
+    "Use a smaller model (fewer layers or a smaller n_embd).":
+        "用更小的模型（更少的层或更小的 n_embd）。",
+    "Keep the model from step {best_step}, where the validation loss was lowest: stop there next "
+    "time.":
+        "保留第 {best_step} 步的模型，那时验证损失最低：下次在那里停止。",
+    "Raise weight decay (weight_decay={weight_decay}).":
+        "提高权重衰减（weight_decay={weight_decay}）。",
+}
+
+
+# LEGACY: message ids that some call sites still pass (English by id); they go
+# once those files say their English text (convert_messages.py, then --drop-legacy).
+LEGACY: dict[str, str] = {
+    "cfg_batch_split":
+        "batch_size={batch_size} must split evenly into grad_accum={grad_accum} micro-batches.",
+    "cfg_heads_divide":
+        "The width n_embd={n_embd} must divide evenly among the {n_head} attention heads (each "
+        "head gets n_embd / n_head numbers). Try n_embd={suggestion} or a number of heads that "
+        "divides {n_embd}.",
+    "cfg_min_lr_above_lr":
+        "min_lr ({min_lr}) is where the learning rate ends, so it cannot be above the peak lr "
+        "({lr}).",
+    "cfg_not_a_choice": "{name} must be one of {choices}; got {value}.",
+    "cfg_not_number": "{name} must be a number, got {value}.",
+    "cfg_not_whole_number": "{name} must be a whole number, got {value}.",
+    "cfg_out_of_range": "{name} must be between {low} and {high}, got {value}.",
+    "cfg_rope_odd_head":
+        "RoPE rotates the numbers of each head in pairs, so the head size (n_embd / n_head = "
+        "{head_size}) must be even. Change n_embd or n_head, or pick another kind of position "
+        "encoding.",
+    "cfg_unknown_settings": "Unknown {config} settings: {names}.",
+    "page_action_continue": "continue training",
+    "title_already_training": "Already training",
+    "title_info": "Note",
+    "train_chars_per_token": "chars_per_token must be positive, got {value}.",
+    "train_end_failed":
+        "Training failed at step {step}: {error_type}: {error}. The weights from step {kept_step} "
+        "are kept.",
+    "train_end_failed_sentence":
+        "Training failed at step {step}: {error_type}: {error} The weights from step {kept_step} "
+        "are kept.",
+    "train_end_finished": "Finished all {max_steps} steps.",
+    "train_end_nan":
+        "The loss became {loss} at step {step}, so training stopped there. The weights are those "
+        "from before that step. A learning rate that is too high is the usual cause: try "
+        "lr={suggested_lr} (this step used {lr}).",
+    "train_end_nan_no_clip":
+        "The loss became {loss} at step {step}, so training stopped there. The weights are those "
+        "from before that step. A learning rate that is too high is the usual cause: try "
+        "lr={suggested_lr} (this step used {lr}), or turn on grad_clip=1.0.",
+    "train_end_oom":
+        "Ran out of memory at step {step} on {device}. Try a smaller batch_size (now "
+        "{batch_size}), more grad_accum micro-batches, a shorter block_size (now {block_size}) or "
+        "a smaller model. The weights from step {kept_step} are kept.",
+    "train_end_paused": "Paused at step {step} of {max_steps}; run() continues.",
+    "train_end_stopped": "Stopped at step {step} as asked.",
+    "train_part_training": "training",
+    "train_part_validation": "validation",
+    "train_status_already_pending":
+        "A training run is already going (or waiting for its turn). Press Stop first, or wait for "
+        "it to finish.",
+    "train_status_already_running":
+        "A training run is already going in this session; press Stop first.",
+    "train_status_already_trained":
+        "The model has already trained {done} steps. Set max_steps above {done} to train it "
+        "further.",
+    "train_status_auto_char":
+        "No tokenizer was trained yet, so this run reads the text character by character ({vocab} "
+        "distinct characters). The Tokenizer tab (tab 2) can train a BPE tokenizer instead.",
+    "train_status_bundle_while_running":
+        "A training run is going: stop it before loading a bundle.",
+    "train_status_check": "**Check the settings:** {error}",
+    "train_status_device": "**Device:** {device}",
+    "train_status_device_unknown": "**Device:** unknown (PyTorch could not describe it).",
+    "train_status_device_zerogpu":
+        "**Device:** ZeroGPU: a GPU is attached for each stretch of training.",
+    "train_status_done": "Done.",
+    "train_status_ended": "The run ended.",
+    "train_status_last_eval":
+        "Last validation loss {val_loss} at step {step} ({val_bpc} bits per character).",
+    "train_status_loaded":
+        "**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} tokens). "
+        "Generate with it, or tick 'Continue training' and raise max_steps to train it further.",
+    "train_status_loaded_trained":
+        "**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} tokens), "
+        "trained {step} steps. Generate with it, or tick 'Continue training' and raise max_steps "
+        "to train it further.",
+    "train_status_memory":
+        "This model needs about {need} of memory to train, but only {free} is free on {device}. "
+        "Make it smaller: fewer layers (n_layer), a narrower width (n_embd), a smaller batch_size "
+        "or block_size.",
+    "train_status_no_bundle_file": "No file: upload a .zip bundle saved by this app.",
+    "train_status_nothing_running": "Nothing is training right now.",
+    "train_status_other_corpus":
+        "The tokenizer was trained on a different text than the corpus now chosen ({name}). Train "
+        "the tokenizer again (tab 2) first.",
+    "train_status_problem": "Problem:",
+    "train_status_progress":
+        "**Training:** step {step} / {max_steps} · {tokens_per_s} tokens/s · elapsed {elapsed} · "
+        "about {left} left · train loss {loss}",
+    "train_status_progress_val": "validation loss {val_loss} (step {step})",
+    "train_status_ready":
+        "The model is ready: try the Generate and Attention tabs, or download it below.",
+    "train_status_sample_head": "── step {step} · validation loss {val_loss} ──",
+    "train_status_starting": "**Starting** on {name}…",
+    "train_status_stopped": "Stopped.",
+    "train_status_stopping": "Stopping after the current step…",
+    "train_status_summary":
+        "**{params} parameters** · about **{memory}** of memory to train · {tokens} tokens per "
+        "step · {steps} steps.",
+    "train_status_summary_default_vocab":
+        "**{params} parameters** (vocabulary {vocab} until you train a tokenizer) · about "
+        "**{memory}** of memory to train · {tokens} tokens per step · {steps} steps.",
+    "train_text_too_short":
+        "The {part} part of the text is {n} tokens long, but each training window needs "
+        "block_size + 1 = {needed} tokens. Use a longer text, a smaller block_size, or a "
+        "different val_fraction.",
+    "train_token_range":
+        "The {part} tokens run from {low} to {high}, but the model knows only {vocab_size} tokens "
+        "(0 to {last}). Build the model with the tokenizer's vocab_size.",
+    "train_val_fraction": "val_fraction must be between 0 and 1, got {value}.",
+}

@@ -1,0 +1,182 @@
+"""The page's own messages in Simplified Chinese, keyed by their English text.
+
+What the tabs' handlers write (status lines, summaries, progress, their errors), as
+``playground.i18n.zh_cn`` holds the core's; ``playground.ui`` adds these to the translator
+when it is imported. Page labels, translated in the browser, are in ``labels.py``.
+
+Markdown: a "**" that closes right after Chinese punctuation needs a space (or punctuation)
+after it, or it stays literal; hence "**注意：** {note}".
+"""
+
+ZH_CN: dict[str, str] = {
+    # --- titles of the page's error messages ----------------------------------------------------
+    "Cannot do that yet": "暂时无法这样做",
+    "Note": "提示",
+    "Warning": "注意",
+    "Unexpected error": "意外错误",
+    "No model yet": "还没有模型",
+    "Already training": "正在训练",
+    # --- no model yet (session.require_model): what the visitor wanted ---------------------------
+    "There is no model to {action} yet. Train one on the 'Model & training' tab (or upload a "
+    "bundle there) first.":
+        "还没有模型可以{action}：请先在“模型与训练”标签页训练一个（或在那里上传模型包）。",
+    "generate with": "用来生成文本",
+    "look inside": "查看内部",
+    "continue training": "继续训练",
+    "export": "导出",
+    "push": "推送到 Hub",
+    # --- 1 · corpus -------------------------------------------------------------------------------
+    "**Corpus: {name}** · {characters} characters · {lines} lines · {words} words · {distinct} "
+    "distinct characters.":
+        "**语料：{name}** · {characters} 个字符 · {lines} 行 · {words} 个词 · {distinct} "
+        "种不同字符。",
+    "Next: train a tokenizer on it (tab 2).": "下一步：在它上面训练一个分词器（第 2 个标签页）。",
+    "No file yet: drop one or more .txt or .md files in the box above.":
+        "还没有文件：请把一个或多个 .txt 或 .md 文件拖到上面的框里。",
+    "Unknown source {source}: choose one of {choices}.":
+        "未知的来源 {source}：请从 {choices} 中选择一个。",
+    # --- 2 · tokenizer ----------------------------------------------------------------------------
+    "**Character tokenizer trained on {name}:** {vocab} tokens in the vocabulary · "
+    "{chars_per_token} characters per token on average.":
+        "**已在 {name} 上训练好字符级分词器：** 词表中有 {vocab} 个词元 · 平均每个词元 "
+        "{chars_per_token} 个字符。",
+    "**BPE tokenizer trained on {name}:** {vocab} tokens in the vocabulary · {chars_per_token} "
+    "characters per token on average.":
+        "**已在 {name} 上训练好 BPE 分词器：** 词表中有 {vocab} 个词元 · 平均每个词元 "
+        "{chars_per_token} 个字符。",
+    "This text only supports {actual} BPE tokens, fewer than the {requested} asked for (no other "
+    "pair of tokens occurs twice). The smaller vocabulary is used; a longer text would allow more.":
+        "这段文本只能支持 {actual} 个 BPE 词元，少于要求的 {requested} "
+        "个（再也没有哪一对词元出现两次以上）。将使用这个较小的词表；更长的文本能支持更多词元。",
+    "**Note:** {note}": "**注意：** {note}",
+    "Next: set up and train a model (tab 3).": "下一步：设置并训练一个模型（第 3 个标签页）。",
+    "**First merges learned** (␣ is a space):": "**最先学到的合并**（␣ 表示空格）：",
+    "0 / {total}: {n} tokens (bytes)": "0 / {total}：{n} 个词元（字节）",
+    "{merge} · {n} tokens": "{merge} · {n} 个词元",
+    # --- 3 · model and training -------------------------------------------------------------------
+    "Unknown preset {name}: choose one of {choices}.":
+        "未知的预设 {name}：请从 {choices} 中选择一个。",
+    "{name} is empty: type a value.": "{name} 是空的：请输入一个值。",
+    "Expected {expected} settings, got {got}.": "应有 {expected} 项设置，收到的是 {got} 项。",
+    "**Check the settings:** {error}": "**请检查设置：** {error}",
+    "**{params} parameters** · about **{memory}** of memory to train · {tokens} tokens per step · "
+    "{steps} steps.":
+        "**{params} 个参数** · 训练约需 **{memory}** 内存 · 每步 {tokens} 个词元 · 共 {steps} 步。",
+    "**{params} parameters** (vocabulary {vocab} until you train a tokenizer) · about "
+    "**{memory}** of memory to train · {tokens} tokens per step · {steps} steps.":
+        "**{params} 个参数**（训练分词器之前按词表大小 {vocab} 计算） · 训练约需 **{memory}** "
+        "内存 · 每步 {tokens} 个词元 · 共 {steps} 步。",
+    "**Device:** {device}": "**设备：** {device}",
+    "**Device:** ZeroGPU: a GPU is attached for each stretch of training.":
+        "**设备：** ZeroGPU：每一段训练都会临时接上一块 GPU。",
+    "**Device:** unknown (PyTorch could not describe it).":
+        "**设备：** 未知（PyTorch 无法描述它）。",
+    "**Training:** step {step} / {max_steps} · {tokens_per_s} tokens/s · elapsed {elapsed} · "
+    "about {left} left · train loss {loss}":
+        "**训练中：** 第 {step} / {max_steps} 步 · 每秒 {tokens_per_s} 个词元 · 已用 {elapsed} · "
+        "约剩 {left} · 训练损失 {loss}",
+    "validation loss {val_loss} (step {step})": "验证损失 {val_loss}（第 {step} 步）",
+    "── step {step} · validation loss {val_loss} ──": "── 第 {step} 步 · 验证损失 {val_loss} ──",
+    "A training run is already going (or waiting for its turn). Press Stop first, or wait for it "
+    "to finish.":
+        "已经有一个训练在进行（或在排队等待）。请先点击“停止”，或等它结束。",
+    "A training run is already going in this session; press Stop first.":
+        "这个会话中已经有一个训练在进行；请先点击“停止”。",
+    "Nothing is training right now.": "现在没有正在进行的训练。",
+    "Stopping after the current step…": "将在当前这一步结束后停止……",
+    "No tokenizer was trained yet, so this run reads the text character by character ({vocab} "
+    "distinct characters). The Tokenizer tab (tab 2) can train a BPE tokenizer instead.":
+        "还没有训练分词器，所以这次运行按字符读取文本（{vocab} 个不同的字符）。“分词器”标签页（第 "
+        "2 个标签页）可以改为训练一个 BPE 分词器。",
+    "The tokenizer was trained on a different text than the corpus now chosen ({name}). Train the "
+    "tokenizer again (tab 2) first.":
+        "分词器是在另一段文本上训练的，而不是现在选择的语料（{name}）。请先重新训练分词器（第 2 "
+        "个标签页）。",
+    "**Starting** on {name}…": "**正在开始训练**，语料：{name}……",
+    "Done.": "完成。",
+    "Stopped.": "已停止。",
+    "Problem:": "出现问题：",
+    "The run ended.": "运行已结束。",
+    "Last validation loss {val_loss} at step {step} ({val_bpc} bits per character).":
+        "最后一次验证损失为 {val_loss}（第 {step} 步，每字符 {val_bpc} 比特）。",
+    "The model is ready: try the Generate and Attention tabs, or download it below.":
+        "模型已就绪：试试“生成”和“注意力”标签页，或在下方下载它。",
+    "No file: upload a .zip bundle saved by this app.":
+        "没有文件：请上传本应用保存的 .zip 模型包。",
+    "A training run is going: stop it before loading a bundle.":
+        "正在训练：请先停止训练，再加载模型包。",
+    "**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} tokens). "
+    "Generate with it, or tick 'Continue training' and raise max_steps to train it further.":
+        "**已加载** 一个有 {params} 个参数的模型，使用 {kind} 分词器（{vocab} 个词元）。"
+        "可以用它生成文本，或勾选“继续训练当前模型”并提高 max_steps 来继续训练。",
+    "**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} tokens), trained "
+    "{step} steps. Generate with it, or tick 'Continue training' and raise max_steps to train it "
+    "further.":
+        "**已加载** 一个有 {params} 个参数的模型，使用 {kind} 分词器（{vocab} 个词元），已训练 "
+        "{step} 步。可以用它生成文本，或勾选“继续训练当前模型”并提高 max_steps 来继续训练。",
+    # --- 4 · generate -----------------------------------------------------------------------------
+    "The shortest span must be from {low} to {high} characters.":
+        "最短片段必须在 {low} 到 {high} 个字符之间。",
+    "The 10 likeliest next tokens": "最可能的 10 个下一个词元",
+    # --- 5 · attention ----------------------------------------------------------------------------
+    "Layer {layer}, head {head}": "第 {layer} 层，第 {head} 个头",
+    "All {n_head} heads of layer {layer}": "第 {layer} 层的全部 {n_head} 个头",
+    "{tokens} tokens · {layers} layers × {heads} heads. Each row is a token; its colours show how "
+    "much it looks at each earlier token (a row sums to 1). Change the layer or head to compare.":
+        "{tokens} 个词元 · {layers} 层 × {heads} 个头。每一行是一个词元；"
+        "颜色表示它对每个更早的词元关注多少（每行之和为 1）。换一个层或头来比较。",
+    # --- 6 · compare runs -------------------------------------------------------------------------
+    "setting": "设置",
+    "final validation loss": "最终验证损失",
+    "final bits per character": "最终每字符比特数",
+    "steps": "步数",
+    "parameters": "参数量",
+    "Pick the run to start from: train a run first (tab 3).":
+        "请选择作为起点的运行：先训练一次（第 3 个标签页）。",
+    "Type or pick the new value of {setting}.": "请输入或选择 {setting} 的新值。",
+    "The text and tokenizer of {base} are no longer kept; pick a newer run.":
+        "{base} 的文本和分词器已不再保留；请选择一个更新的运行。",
+    "Training {name}: the same seed and data as {base}, only {setting} changed. Watch it on the "
+    "training tab.":
+        "正在训练 {name}：种子和数据与 {base} 相同，只改了 {setting}。请在训练标签页查看。",
+    "Note: these runs use nanoGPT's single random stream (rng_stream=nanogpt), so a change to the "
+    "model also changes which batches it sees. For a comparison of {setting} alone, set "
+    "rng_stream to separate in both runs.":
+        "注意：这些运行使用 nanoGPT 的单一随机数流（rng_stream=nanogpt），"
+        "所以改动模型也会改变它看到的批次。若只想比较 {setting} 的影响，请在两次运行中都把 "
+        "rng_stream 设为 separate。",
+    # --- 7 · export and share ---------------------------------------------------------------------
+    "The model has no saved bundle yet: let a training run finish (or stop it) first, then push.":
+        "模型还没有保存的模型包：请先让训练运行结束（或停止它），然后再推送。",
+    "Unknown corpus choice {choice}.": "未知的语料选项 {choice}。",
+    # --- tokenizer ----------------------------------------------------------------------------
+    "Merge {n} of {total}: {left} + {right} becomes {merged}":
+        "第 {n} 次合并（共 {total} 次）：{left} + {right} 合成 {merged}",
+    "A character tokenizer learns no merges: each character is its own token.":
+        "字符级分词器不学习合并：每个字符就是一个词元。",
+    # --- generation ---------------------------------------------------------------------------
+    "Memorisation check": "背诵检查",
+    "{share} of the generated text ({copied} of {total} characters) occurs word for word in the "
+    "training text.":
+        "生成文本中有 {share}（{total} 个字符中的 {copied} 个）与训练文本逐字相同。",
+    "No span of {n} or more characters was copied from the training text.":
+        "没有 {n} 个字符或更长的片段是从训练文本中复制的。",
+    # --- comparing runs -----------------------------------------------------------------------
+    "These runs use different tokenizers, so they are compared in bits per character.":
+        "这些运行使用了不同的分词器，因此用每字符比特数来比较。",
+    "The selected runs have the same settings.": "所选运行的设置相同。",
+    # --- export and sharing -------------------------------------------------------------------
+    "Uploaded to {url}.": "已上传到 {url}。",
+    "Your own text is not part of the link: whoever opens it must upload or paste the same text.":
+        "你自己的文本不包含在链接中：打开链接的人需要上传或粘贴同样的文本。",
+    "Settings restored from the link.": "已从链接恢复设置。",
+    "The link also held settings this version does not know; they were ignored: {names}.":
+        "链接中还有这个版本不认识的设置，已忽略：{names}。",
+    # --- errors -------------------------------------------------------------------------------
+    "Something unexpected went wrong (the details are in the server log). Nothing you made so far "
+    "was lost; try again, or change the settings.":
+        "发生了意外错误（详情在服务器日志中）。你到目前为止做的一切都没有丢失；请重试，"
+        "或修改设置。",
+    "The settings in this link cannot be used: {reason}": "这个链接中的设置无法使用：{reason}",
+    "Train at least two runs to compare them.": "至少训练两次运行才能比较。",
+}
