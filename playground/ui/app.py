@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-from typing import Any, Sequence
+from typing import Sequence
 
 import gradio as gr
 
@@ -26,6 +26,7 @@ from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, g
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.ui.session import SESSION_TTL_S, Session, new_session, release_session
+from playground.ui.settings import PageSettings, takes_settings
 
 log = logging.getLogger("playground.ui")
 
@@ -66,7 +67,8 @@ def end_session(demo: gr.Blocks, session_hash: str | None) -> None:
             holder.time_last_used.pop(session_hash, None)
 
 
-def on_page_load(session: Session | None, request: gr.Request, *settings: Any) -> tuple:
+@takes_settings
+def on_page_load(session: Session | None, request: gr.Request, settings: PageSettings) -> tuple:
     """The page has loaded: the visitor's language, then what the server writes into the page
     at once, in it: (session, corpus summary, preview, settings summary, device line, loss plot).
 
@@ -75,17 +77,19 @@ def on_page_load(session: Session | None, request: gr.Request, *settings: Any) -
     """
     session = detect_language(session, request)
     summary, preview = corpus_tab.show_corpus(session)
-    return (session, summary, preview, train_tab.describe_settings(session, *settings),
+    return (session, summary, preview, train_tab.describe_settings(session, *settings.as_list()),
             train_tab.show_device(session), loss_panel.show_figure(session))
 
 
-def on_language(session: Session | None, page_lang: str | None, *settings: Any) -> tuple:
+@takes_settings
+def on_language(session: Session | None, page_lang: str | None, settings: PageSettings) -> tuple:
     """The page now shows ``page_lang``: the server's messages follow it, the switch shows it,
     and what the server wrote into the page on load is written again in it (same outputs as
     ``on_page_load``, after the switch's value)."""
     session = follow_page_language(session, page_lang)
     summary, preview = corpus_tab.show_corpus(session)
-    return (session, session.lang, summary, preview, train_tab.describe_settings(session, *settings),
+    return (session, session.lang, summary, preview,
+            train_tab.describe_settings(session, *settings.as_list()),
             train_tab.show_device(session), loss_panel.show_figure(session))
 
 
@@ -125,25 +129,23 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         # on load: the visitor's language, and the text the server writes in it; from then on
         # whatever language the page shows (a choice under Settings included), reported by
         # SYNC_JS (.change: a hidden textbox sends no .input events)
-        demo.load(on_page_load, [session, *train["settings"]],
-                  [session, corpus["summary"], corpus["preview"], train["summary"], train["device"],
-                   train["plot"]], api_visibility="private")
+        demo.load(on_page_load, [session, *train.settings],
+                  [session, corpus.summary, corpus.preview, train.summary, train.device,
+                   train.plot], api_visibility="private")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
-        page_lang.change(on_language, [session, page_lang, *train["settings"]],
-                         [session, switch, corpus["summary"], corpus["preview"], train["summary"],
-                          train["device"], train["plot"]], api_visibility="private", queue=False)
+        page_lang.change(on_language, [session, page_lang, *train.settings],
+                         [session, switch, corpus.summary, corpus.preview, train.summary,
+                          train.device, train.plot], api_visibility="private", queue=False)
         switch.input(None, switch, switch, js=SWITCH_JS)  # in the browser only; page_lang follows
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
-        export_tab.wire(export, session, demo, link_message, corpus["source"], tokenizer["kind"],
-                        tokenizer["vocab_size"], train["settings"],
-                        [generate[k] for k in ("prompt", "max_new_tokens", "temperature", "top_k",
-                                               "top_p", "seed")])
+        export_tab.wire(export, session, demo, link_message, corpus.source, tokenizer.kind,
+                        tokenizer.vocab_size, train.settings, generate.sampling)
 
         # a new tokenizer changes the vocabulary, so the parameter count too
-        tokenizer["event"].then(train_tab.describe_settings, [session, *train["settings"]],
-                                train["summary"], api_visibility="private")
-        generate["event"].then(attention_tab.fill_default, [session, attention["text"]],
-                               attention["text"], api_visibility="private")
+        tokenizer.event.then(train_tab.describe_settings, [session, *train.settings],
+                             train.summary, api_visibility="private")
+        generate.event.then(attention_tab.fill_default, [session, attention.text],
+                            attention.text, api_visibility="private")
 
         def on_tab_closed(request: gr.Request) -> None:
             end_session(demo, request.session_hash)

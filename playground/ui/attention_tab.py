@@ -6,6 +6,8 @@ so choosing another layer or head only redraws the figures.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gradio as gr
 
 from playground.insight.attention import attention_maps
@@ -78,7 +80,14 @@ def fill_default(session: Session | None, text: str) -> str:
     return default_text(ensure(session)) or text
 
 
-def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.Component]:
+@dataclass
+class AttentionTab:
+    """The Attention tab's widget other tabs use: its text follows each new generation."""
+
+    text: gr.Textbox
+
+
+def build(session: gr.State, concurrency_limit: int) -> AttentionTab:
     gr.Markdown(tr("attention_intro"))
     # the info names MAX_TOKENS (64): the page's translator takes no values
     text = gr.Textbox(label=tr("attention_text"), lines=3, info=tr("attention_text_info_fixed"))
@@ -97,4 +106,4 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.
                  show_progress_on=[summary], api_name="show_attention")
     gr.on([layer.input, head.input], redraw, [session, layer, head], [heatmap, grid],
           concurrency_limit=None, api_visibility="private")
-    return {"text": text}
+    return AttentionTab(text=text)

@@ -12,6 +12,7 @@ own ``train_model``, so the live plot, Stop and the coach work as for any run.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import gradio as gr
@@ -26,6 +27,7 @@ from playground.ui import train_tab
 from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
 from playground.ui.session import Session, ensure, friendly_errors
+from playground.ui.settings import PageSettings
 
 SUMMARY_ROWS = {  # the figures under the settings: the run summary's key, its row title
     "val_loss": msg("final validation loss"), "val_bpc": msg("final bits per character"),
@@ -131,8 +133,7 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     session.corpus, session.tokenizer, session.tokenizer_corpus = corpus, tokenizer, corpus
     changed = getattr(model_cfg if setting in MODEL_FIELDS else train_cfg, setting)
     session.next_run_name = f"{base}, {setting}={changed}"
-    values = ([getattr(model_cfg, f) for f in train_tab.MODEL_SETTINGS]
-              + [getattr(train_cfg, f) for f in train_tab.TRAIN_SETTINGS])
+    values = PageSettings.from_configs(model_cfg, train_cfg).as_list()
     note = t("Training {name}: the same seed and data as {base}, only {setting} changed. Watch it "
              "on the training tab.", session.lang, name=session.next_run_name, base=base,
              setting=setting)
@@ -145,7 +146,22 @@ def prepare_one_change(session: Session | None, base: str | None, setting: str |
     return (session, False, *values, gr.Tabs(selected="train"))
 
 
-def build(session: gr.State) -> dict[str, Any]:
+@dataclass
+class CompareTab:
+    """The Compare tab's widgets that ``wire`` connects to the training tab."""
+
+    runs: gr.CheckboxGroup
+    base: gr.Dropdown
+    setting: gr.Dropdown
+    value: gr.Dropdown
+    button: gr.Button
+    plot: gr.Plot
+    note: gr.Markdown
+    table: gr.Dataframe
+    x: gr.Radio
+
+
+def build(session: gr.State) -> CompareTab:
     gr.Markdown(tr("compare_intro"))
     with gr.Row():
         runs = gr.CheckboxGroup([], label=tr("compare_runs"), elem_id="compare-runs", scale=3)
@@ -177,28 +193,28 @@ def build(session: gr.State) -> dict[str, Any]:
     redraw_on([runs.input, x.change])
     gr.on([base.change, setting.change], value_choices, [session, base, setting], value,
           concurrency_limit=None, api_visibility="private", show_progress="hidden")
-    return {"runs": runs, "base": base, "setting": setting, "value": value, "button": button,
-            "plot": plot, "note": note, "table": table, "x": x}
+    return CompareTab(runs=runs, base=base, setting=setting, value=value, button=button,
+                      plot=plot, note=note, table=table, x=x)
 
 
-def wire(compare: dict[str, Any], train: dict[str, Any], session: gr.State, tabs: gr.Tabs,
+def wire(compare: CompareTab, train: train_tab.TrainTab, session: gr.State, tabs: gr.Tabs,
          concurrency_limit: int, tab: gr.Tab) -> None:
     """Connect the tab to the training tab: one change starts ``train_tab.train_model``, and
     opening the tab (or a run ending) refreshes the list of runs."""
     def refresh_then_compare(event):
-        event.then(refresh_runs, [session, compare["runs"]], [compare["runs"], compare["base"]],
+        event.then(refresh_runs, [session, compare.runs], [compare.runs, compare.base],
                    concurrency_limit=None, api_visibility="private").then(
-            compare_runs, [session, compare["runs"], compare["x"]],
-            [compare["plot"], compare["note"], compare["table"]], concurrency_limit=None,
+            compare_runs, [session, compare.runs, compare.x],
+            [compare.plot, compare.note, compare.table], concurrency_limit=None,
             api_visibility="private")
 
-    started = compare["button"].click(
-        prepare_one_change, [session, compare["base"], compare["setting"], compare["value"]],
-        [session, train["continue"], *train["settings"], tabs], concurrency_limit=None,
+    started = compare.button.click(
+        prepare_one_change, [session, compare.base, compare.setting, compare.value],
+        [session, train.continue_training, *train.settings, tabs], concurrency_limit=None,
         api_name="one_change").success(
-        train_tab.train_model, [session, train["continue"], *train["settings"]], train["outputs"],
-        concurrency_limit=concurrency_limit, concurrency_id="compute",
-        show_progress_on=[train["outputs"][2]], api_name="train_one_change")
+        train_tab.train_model, [session, train.continue_training, *train.settings],
+        train.outputs, concurrency_limit=concurrency_limit, concurrency_id="compute",
+        show_progress_on=[train.status], api_name="train_one_change")
     refresh_then_compare(started)
     opened = tab.select(lambda: None, None, None, queue=False, api_visibility="private")
     refresh_then_compare(opened)

@@ -6,6 +6,8 @@ when it is good, so a bad file leaves the previous corpus in place.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import gradio as gr
 
 from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, load_files
@@ -71,7 +73,16 @@ def choose_source(session: Session | None, source: str):
     return (ensure(session), gr.skip(), gr.skip(), *shows)
 
 
-def build(session: gr.State) -> dict[str, gr.components.Component]:
+@dataclass
+class CorpusTab:
+    """The Corpus tab's widgets that other tabs use."""
+
+    source: gr.Radio  # the share link reads and restores it
+    summary: gr.Markdown  # written on page load and on a language switch, in that language
+    preview: gr.Textbox
+
+
+def build(session: gr.State) -> CorpusTab:
     """The Corpus tab's widgets and events; returns the widgets other tabs wire to."""
     gr.Markdown(tr("corpus_intro"))
     source_labels = [tr(f"choice_source_{key}") for key in ("shakespeare", "upload", "paste")]
@@ -96,5 +107,5 @@ def build(session: gr.State) -> dict[str, gr.components.Component]:
                  concurrency_limit=None, api_name="use_uploaded_corpus", api_visibility="private")
     paste_btn.click(use_corpus, [session, source, files, pasted], [session, summary, preview],
                     concurrency_limit=None, api_name="use_corpus")
-    return {"summary": summary, "preview": preview, "source": source, "files": files}
+    return CorpusTab(source=source, summary=summary, preview=preview)
 

@@ -12,10 +12,12 @@ the page's settings.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 import gradio as gr
 
+from playground.config import SampleConfig
 from playground.export.publish import ExportError, push_to_hub, write_standalone_script
 from playground.i18n import error_text, msg, t
 from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
@@ -23,6 +25,7 @@ from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
 from playground.ui.lang import detect_language, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
+from playground.ui.settings import PageSettings, takes_settings
 
 # the Corpus tab's choices and the link's corpus values (Corpus.source)
 SOURCE_OF_CHOICE = {"Tiny Shakespeare": "bundled", "Upload files": "upload", "Paste text": "paste"}
@@ -55,18 +58,17 @@ def push(session: Session | None, repo_id: str, token: str, private: bool) -> st
     return t("Uploaded to {url}.", session.lang, url=url)
 
 
-def page_settings(source: str, kind: str, vocab_size: float, values: Sequence[Any],
-                  sampling: Sequence[Any]) -> dict[str, Any]:
+def page_settings(source: str, kind: str, vocab_size: float, settings: PageSettings,
+                  sampling: Mapping[str, Any]) -> dict[str, Any]:
     """The page's widget values as the settings a link carries (``share.KEYS``).
 
-    ``values`` are the training tab's settings in ``train_tab.SETTINGS`` order, ``sampling``
-    the Generate tab's in ``share.SAMPLING_KEYS`` order.
+    ``sampling`` holds the Generate tab's values by their names in ``share.SAMPLING_KEYS``.
     """
     if source not in SOURCE_OF_CHOICE:
         raise ShareError(msg("Unknown corpus choice {choice}.", choice=repr(source)))
-    settings = {"corpus": SOURCE_OF_CHOICE[source], "tokenizer": kind, "vocab_size": vocab_size,
-                **dict(zip(train_tab.SETTINGS, values)), **dict(zip(SAMPLING_KEYS, sampling))}
-    return {k: v for k, v in settings.items() if k in KEYS}
+    shared = {"corpus": SOURCE_OF_CHOICE[source], "tokenizer": kind, "vocab_size": vocab_size,
+              **settings.values, **sampling}
+    return {k: v for k, v in shared.items() if k in KEYS}
 
 
 # the page's own address parameters, not settings: the language (lang.SYNC_JS) and Gradio's theme
@@ -83,14 +85,22 @@ def page_url(request: gr.Request | None) -> str:
     return url.split("/gradio_api", 1)[0] + "/"
 
 
+SAMPLING = SampleConfig()  # the defaults of make_link's sampling parameters, as the sliders'
+
+
 @friendly_errors
+@takes_settings
 def make_link(request: gr.Request | None, source: str, kind: str, vocab_size: float,
-              *values: Any) -> str:
-    """A link to this page with every setting: ``values`` are the training tab's settings
-    then the Generate tab's sampling settings."""
-    n = len(train_tab.SETTINGS)
-    settings = page_settings(source, kind, vocab_size, values[:n], values[n:])
-    return share_url(page_url(request), settings)
+              settings: PageSettings, prompt: str = "",
+              max_new_tokens: float = SAMPLING.max_new_tokens,
+              temperature: float = SAMPLING.temperature, top_k: float = SAMPLING.top_k,
+              top_p: float = SAMPLING.top_p, sample_seed: float = 0) -> str:
+    """A link to this page with every setting: the corpus and tokenizer choices, the training
+    tab's settings (by name, ``takes_settings``) and the Generate tab's sampling settings."""
+    sampling = dict(prompt=prompt, max_new_tokens=max_new_tokens, temperature=temperature,
+                    top_k=top_k, top_p=top_p, sample_seed=sample_seed)
+    shared = page_settings(source, kind, vocab_size, settings, sampling)
+    return share_url(page_url(request), shared)
 
 
 def restore_from_link(session: Session | None, request: gr.Request | None = None):
@@ -125,7 +135,15 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
             s["vocab_size"], *[s[k] for k in train_tab.SETTINGS], *[s[k] for k in SAMPLING_KEYS])
 
 
-def build(session: gr.State) -> dict[str, Any]:
+@dataclass
+class ExportTab:
+    """The share link's widgets, which ``wire`` connects to every tab."""
+
+    link_button: gr.Button
+    link: gr.Textbox
+
+
+def build(session: gr.State) -> ExportTab:
     gr.Markdown(tr("export_intro"))
     gr.Markdown(tr("export_script_info"))
     script_button = gr.Button(tr("export_script_make"), elem_id="export-script")
@@ -149,15 +167,15 @@ def build(session: gr.State) -> dict[str, Any]:
     script_button.click(make_script, session, files, concurrency_limit=2, api_name="export_script")
     push_button.click(push, [session, repo, token, private], pushed, concurrency_limit=2,
                       api_name="push_to_hub", api_visibility="private")
-    return {"link_button": link_button, "link": link}
+    return ExportTab(link_button=link_button, link=link)
 
 
-def wire(export: dict[str, Any], session: gr.State, demo: gr.Blocks, message: gr.Markdown,
+def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Markdown,
          source: gr.Radio, kind: gr.Radio, vocab_size: gr.Slider, settings: list,
          sampling: list) -> None:
     """The link button reads every tab's widgets; the page load restores them from a link."""
-    export["link_button"].click(make_link, [source, kind, vocab_size, *settings, *sampling],
-                                export["link"], concurrency_limit=None, api_name="share_link")
+    export.link_button.click(make_link, [source, kind, vocab_size, *settings, *sampling],
+                             export.link, concurrency_limit=None, api_name="share_link")
     demo.load(restore_from_link, session,
               [message, source, kind, vocab_size, *settings, *sampling],
               api_visibility="private")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import time
+from dataclasses import dataclass
 
 import gradio as gr
 
@@ -99,7 +100,16 @@ def check_copies(session: Session | None, min_chars: float) -> tuple[Session, st
     return session, f'<p class="memo-report"><b>{line}</b></p>{body}'
 
 
-def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.Component]:
+@dataclass
+class GenerateTab:
+    """The Generate tab's widgets and event that other tabs use."""
+
+    event: gr.events.Dependency  # a generation; the Attention tab's text follows it
+    sampling: list[gr.components.Component]  # prompt and sampling settings, as the share link's
+    #   SAMPLING_KEYS (make_link's parameters)
+
+
+def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
     gr.Markdown(tr("generate_intro"))
     with gr.Row():
         with gr.Column(scale=2):
@@ -138,5 +148,5 @@ def build(session: gr.State, concurrency_limit: int) -> dict[str, gr.components.
                   api_visibility="private")
     min_chars.release(check_copies, [session, min_chars], [session, copies], concurrency_limit=2,
                       api_name="check_copies")
-    return {"event": event, "output": output, "prompt": prompt, "max_new_tokens": max_new_tokens,
-            "temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": seed}
+    return GenerateTab(event=event,
+                       sampling=[prompt, max_new_tokens, temperature, top_k, top_p, seed])

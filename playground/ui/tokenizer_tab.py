@@ -9,6 +9,7 @@ a slider steps through the first merges and a sample sentence's tokens fuse merg
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 
 import gradio as gr
 
@@ -122,7 +123,16 @@ def toggle_vocab(kind: str) -> dict:
     return gr.update(interactive=kind == "bpe")
 
 
-def build(session: gr.State) -> dict[str, gr.components.Component]:
+@dataclass
+class TokenizerTab:
+    """The Tokenizer tab's widgets and event that other tabs use."""
+
+    kind: gr.Radio  # the share link reads and restores it, with vocab_size
+    vocab_size: gr.Slider
+    event: gr.events.Dependency  # training a tokenizer; the training tab's summary follows it
+
+
+def build(session: gr.State) -> TokenizerTab:
     gr.Markdown(tr("tokenizer_intro"))
     with gr.Row():
         kind = gr.Radio(KINDS, value="char", label=tr("tokenizer_kind"),
@@ -154,4 +164,4 @@ def build(session: gr.State) -> dict[str, gr.components.Component]:
     gr.on([step.change, sample.submit], show_merges, [session, sample, step], [caption, fused],
           concurrency_limit=2, trigger_mode="always_last", api_name="show_merges",
           show_progress="hidden")
-    return {"summary": summary, "event": event, "kind": kind, "vocab_size": vocab_size}
+    return TokenizerTab(kind=kind, vocab_size=vocab_size, event=event)

@@ -81,3 +81,32 @@ def test_errors_reach_the_client_as_messages(app_url, tmp_path):
         bad.write_bytes(b"\xff\xfe\x00h\x00i")
         with pytest.raises(AppError, match="UTF-16"):
             client.predict("Upload files", [handle_file(str(bad))], "", api_name="/use_corpus")
+
+
+def test_the_api_takes_settings_by_name(app_url, tiny_text):
+    """/train_model and /share_link name every setting as the configs do; those left out are
+    the page's default preset's."""
+    from playground.config import DEFAULT_PRESET, PRESETS
+    from playground.export.links import SAMPLING_KEYS
+    from playground.ui import train_tab
+
+    with client_for(app_url) as client:
+        api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+        names = {endpoint: [p["parameter_name"] for p in api[endpoint]["parameters"]]
+                 for endpoint in ("/train_model", "/share_link", "/train_one_change")}
+        assert names["/train_model"] == ["continue_training", *train_tab.SETTINGS]
+        assert names["/train_one_change"] == names["/train_model"]
+        assert names["/share_link"] == ["source", "kind", "vocab_size", *train_tab.SETTINGS,
+                                        *SAMPLING_KEYS]
+        defaults = {p["parameter_name"]: p["parameter_default"]
+                    for p in api["/train_model"]["parameters"]}
+        assert defaults["max_steps"] == PRESETS[DEFAULT_PRESET].train.max_steps
+
+        client.predict("Paste text", None, tiny_text, api_name="/use_corpus")
+        plot, status, *_ = client.predict(n_layer=1, n_embd=16, n_head=2, block_size=16,
+                                          max_steps=3, eval_interval=3, eval_iters=1,
+                                          api_name="/train_model")
+        assert "Finished all 3 steps" in status
+        assert json.loads(plot["plot"])["data"][0]["x"] == [1, 2, 3]
+        link = client.predict(n_layer=3, max_steps=500, top_k=7, api_name="/share_link")
+        assert "n_layer=3" in link and "max_steps=500" in link and "top_k=7" in link
