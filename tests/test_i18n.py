@@ -15,7 +15,7 @@ import pytest
 import playground
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import (
-    LANGUAGES, Message, error_text, localize, msg, pick_language, placeholders, t, zh_cn,
+    Message, error_text, localize, msg, pick_language, placeholders, t, zh_cn,
 )
 from playground.ui import labels, zh_cn as page_zh_cn
 
