@@ -41,23 +41,28 @@ class ConfigError(ValueError):
 
 def _check_int(name: str, value: Any, low: int, high: int) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(msg("cfg_not_whole_number", name=name, value=repr(value)))
+        raise ConfigError(msg("{name} must be a whole number, got {value}.",
+                              name=name, value=repr(value)))
     if not low <= value <= high:
-        raise ConfigError(msg("cfg_out_of_range", name=name, low=f"{low:,}", high=f"{high:,}",
+        raise ConfigError(msg("{name} must be between {low} and {high}, got {value}.",
+                              name=name, low=f"{low:,}", high=f"{high:,}",
                               value=f"{value:,}"))
 
 
 def _check_float(name: str, value: Any, low: float, high: float) -> None:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-        raise ConfigError(msg("cfg_not_number", name=name, value=repr(value)))
+        raise ConfigError(msg("{name} must be a number, got {value}.",
+                              name=name, value=repr(value)))
     if not low <= value <= high:
-        raise ConfigError(msg("cfg_out_of_range", name=name, low=f"{low:g}", high=f"{high:g}",
+        raise ConfigError(msg("{name} must be between {low} and {high}, got {value}.",
+                              name=name, low=f"{low:g}", high=f"{high:g}",
                               value=f"{value:g}"))
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
     if value not in choices:
-        raise ConfigError(msg("cfg_not_a_choice", name=name, choices=", ".join(choices),
+        raise ConfigError(msg("{name} must be one of {choices}; got {value}.",
+                              name=name, choices=", ".join(choices),
                               value=repr(value)))
 
 
@@ -98,10 +103,16 @@ class ModelConfig:
         _check_choice("activation", self.activation, ACTIVATIONS)
         if self.n_embd % self.n_head:
             suggestion = max(self.n_head, round(self.n_embd / self.n_head) * self.n_head)
-            raise ConfigError(msg("cfg_heads_divide", n_embd=self.n_embd, n_head=self.n_head,
+            raise ConfigError(msg("The width n_embd={n_embd} must divide evenly among the "
+                                  "{n_head} attention heads (each head gets n_embd / n_head "
+                                  "numbers). Try n_embd={suggestion} or a number of heads that "
+                                  "divides {n_embd}.", n_embd=self.n_embd, n_head=self.n_head,
                                   suggestion=suggestion))
         if self.pos == "rope" and self.head_size % 2:
-            raise ConfigError(msg("cfg_rope_odd_head", head_size=self.head_size))
+            raise ConfigError(msg("RoPE rotates the numbers of each head in pairs, so the head "
+                                  "size (n_embd / n_head = {head_size}) must be even. Change "
+                                  "n_embd or n_head, or pick another kind of position encoding.",
+                                  head_size=self.head_size))
 
     @property
     def head_size(self) -> int:
@@ -175,10 +186,13 @@ class TrainConfig:
         _check_choice("dtype", self.dtype, DTYPES)
         _check_int("threads", self.threads, 0, 1024)
         if self.min_lr > self.lr:
-            raise ConfigError(msg("cfg_min_lr_above_lr", min_lr=f"{self.min_lr:g}",
+            raise ConfigError(msg("min_lr ({min_lr}) is where the learning rate ends, so it "
+                                  "cannot be above the peak lr ({lr}).", min_lr=f"{self.min_lr:g}",
                                   lr=f"{self.lr:g}"))
         if self.batch_size % self.grad_accum:
-            raise ConfigError(msg("cfg_batch_split", batch_size=self.batch_size,
+            raise ConfigError(msg("batch_size={batch_size} must split evenly into "
+                                  "grad_accum={grad_accum} micro-batches.",
+                                  batch_size=self.batch_size,
                                   grad_accum=self.grad_accum))
 
     @property
@@ -239,7 +253,8 @@ def _from_dict(cls, data: dict[str, Any]):
     names = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(set(data) - names)
     if unknown:
-        raise ConfigError(msg("cfg_unknown_settings", config=cls.__name__, names=", ".join(unknown)))
+        raise ConfigError(msg("Unknown {config} settings: {names}.",
+                              config=cls.__name__, names=", ".join(unknown)))
     return cls(**data)
 
 

@@ -89,7 +89,10 @@ def check_memory(model_config: ModelConfig, train_config: TrainConfig,
     need = estimate_memory(model_config, train_config)
     free = available_memory(device)
     if free is not None and need > MEMORY_HEADROOM * free:
-        raise ConfigError(msg("train_status_memory", need=human_bytes(need),
+        raise ConfigError(msg("This model needs about {need} of memory to train, but only {free} "
+                              "is free on {device}. Make it smaller: fewer layers (n_layer), a "
+                              "narrower width (n_embd), a smaller batch_size or block_size.",
+                              need=human_bytes(need),
                               free=human_bytes(free), device=device.type))
 
 
@@ -163,7 +166,8 @@ def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
         model_config = model.config
         done = int(trainer_state["step"]) if trainer_state else 0
         if train_config.max_steps <= done:
-            raise ConfigError(msg("train_status_already_trained", done=f"{done:,}"))
+            raise ConfigError(msg("The model has already trained {done} steps. Set max_steps "
+                                  "above {done} to train it further.", done=f"{done:,}"))
     else:
         model_config = replace(model_config, vocab_size=tokenizer.vocab_size)
     if check_free_memory:

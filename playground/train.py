@@ -144,7 +144,8 @@ def prepare_data(corpus_text: str, tokenizer, val_fraction: float = 0.1,
     (90, 10, 'cdab')
     """
     if not 0.0 < val_fraction < 1.0:
-        raise ConfigError(msg("train_val_fraction", value=f"{val_fraction:g}"))
+        raise ConfigError(msg("val_fraction must be between 0 and 1, got {value}.",
+                              value=f"{val_fraction:g}"))
     encode_array = getattr(tokenizer, "encode_array", None)
     ids = encode_array(corpus_text) if encode_array is not None else tokenizer.encode(corpus_text)
     ids = torch.as_tensor(ids, dtype=torch.long)
@@ -220,12 +221,15 @@ STREAMS = {"separate": separate_streams, "nanogpt": nanogpt_stream}  # by TrainC
 
 
 # the two parts of the text, as the messages name them
-_PARTS = {"training": msg("train_part_training"), "validation": msg("train_part_validation")}
+_PARTS = {"training": msg("training"), "validation": msg("validation")}
 
 
 def _check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
     if len(ids) < block_size + 1:
-        raise ConfigError(msg("train_text_too_short", part=_PARTS[part], n=f"{len(ids):,}",
+        raise ConfigError(msg("The {part} part of the text is {n} tokens long, but each training "
+                              "window needs block_size + 1 = {needed} tokens. Use a longer text, "
+                              "a smaller block_size, or a different val_fraction.",
+                              part=_PARTS[part], n=f"{len(ids):,}",
                               needed=f"{block_size + 1:,}"))
 
 
@@ -290,7 +294,8 @@ class Trainer:
         # (training, validation): each split's own characters per token (prepare.RunData)
         self.chars_per_token = tuple(float(c) for c in chars_per_token)
         if len(self.chars_per_token) != 2 or not all(c > 0 for c in self.chars_per_token):
-            raise ConfigError(msg("train_chars_per_token", value=repr(chars_per_token)))
+            raise ConfigError(msg("chars_per_token must be positive, got {value}.",
+                                  value=repr(chars_per_token)))
         self.tokenizer = tokenizer
         placed = place_model(model, config, device=device, dist=self.dist)
         self.device, self.dtype = placed.device, placed.dtype
@@ -327,7 +332,10 @@ class Trainer:
         _check_length(ids, part, self.block_size)
         low, high = int(ids.min()), int(ids.max())
         if low < 0 or high >= vocab_size:
-            raise ConfigError(msg("train_token_range", part=_PARTS[part], low=low, high=high,
+            raise ConfigError(msg("The {part} tokens run from {low} to {high}, but the model "
+                                  "knows only {vocab_size} tokens (0 to {last}). Build the model "
+                                  "with the tokenizer's vocab_size.",
+                                  part=_PARTS[part], low=low, high=high,
                                   vocab_size=vocab_size, last=vocab_size - 1))
         return ids.to(self.device)
 
@@ -371,16 +379,18 @@ class Trainer:
                 if agree_any(self._stop.is_set(), self.dist):
                     self._stop.clear()
                     yield self._remember(EndRecord(
-                        self.step, "stopped", msg("train_end_stopped", step=f"{self.step:,}")))
+                        self.step, "stopped", msg("Stopped at step {step} as asked.",
+                                                  step=f"{self.step:,}")))
                     return
                 record = self._train_step(elapsed)
                 yield self._remember(record)
                 if self.step % cfg.eval_interval == 0 or self.step == cfg.max_steps:
                     yield self._remember(self._evaluate(elapsed))
             if self.done:
-                message = msg("train_end_finished", max_steps=f"{cfg.max_steps:,}")
+                message = msg("Finished all {max_steps} steps.", max_steps=f"{cfg.max_steps:,}")
             else:
-                message = msg("train_end_paused", step=f"{self.step:,}",
+                message = msg("Paused at step {step} of {max_steps}; run() continues.",
+                              step=f"{self.step:,}",
                               max_steps=f"{cfg.max_steps:,}")
             yield self._remember(EndRecord(self.step, "done", message))
         except _NonFiniteLoss as error:
@@ -518,7 +528,13 @@ class Trainer:
 
     def _nan_message(self, loss: float) -> Message:
         lr = lr_at(self.step, self.config)
-        key = "train_end_nan_no_clip" if self.config.grad_clip == 0 else "train_end_nan"
+        key = ("The loss became {loss} at step {step}, so training stopped there. The weights are "
+               "those from before that step. A learning rate that is too high is the usual cause: "
+               "try lr={suggested_lr} (this step used {lr}), or turn on grad_clip=1.0."
+               if self.config.grad_clip == 0 else
+               "The loss became {loss} at step {step}, so training stopped there. The weights are "
+               "those from before that step. A learning rate that is too high is the usual cause: "
+               "try lr={suggested_lr} (this step used {lr}).")
         return msg(key, loss=str(loss), step=f"{self.step + 1:,}",
                    suggested_lr=f"{self.config.lr / 3:.3g}", lr=f"{lr:.3g}")
 
@@ -529,7 +545,10 @@ class Trainer:
             torch.cuda.empty_cache()
         if _is_out_of_memory(error):
             return EndRecord(self.step, "oom", msg(
-                "train_end_oom", step=f"{self.step + 1:,}", device=self.device.type,
+                "Ran out of memory at step {step} on {device}. Try a smaller batch_size (now "
+                "{batch_size}), more grad_accum micro-batches, a shorter block_size (now "
+                "{block_size}) or a smaller model. The weights from step {kept_step} are kept.",
+                step=f"{self.step + 1:,}", device=self.device.type,
                 batch_size=self.config.batch_size, block_size=self.block_size,
                 kept_step=f"{self.step:,}"))
         log.exception("training failed at step %d", self.step + 1)
@@ -539,7 +558,11 @@ class Trainer:
         # a reason that is a whole sentence brings its own full stop
         sentence = reason.rstrip().endswith((".", "!", "?", "。"))
         return EndRecord(self.step, "error", msg(
-            "train_end_failed_sentence" if sentence else "train_end_failed",
+            "Training failed at step {step}: {error_type}: {error} The weights from step "
+            "{kept_step} are kept."
+            if sentence else
+            "Training failed at step {step}: {error_type}: {error}. The weights from step "
+            "{kept_step} are kept.",
             step=f"{self.step + 1:,}", error_type=type(error).__name__, error=reason,
             kept_step=f"{self.step:,}"))
 

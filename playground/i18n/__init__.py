@@ -31,7 +31,6 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from playground.i18n.zh_cn import LEGACY  # legacy ids: until every call site says its English
 from playground.i18n.zh_cn import ZH_CN
 
 LANGUAGES = {"en": "English", "zh-CN": "简体中文"}
@@ -107,7 +106,6 @@ class Message(str):
     values: dict[str, Any]
 
     def __new__(cls, template: str, values: dict[str, Any]) -> "Message":
-        template = LEGACY.get(template, template)  # legacy ids
         self = super().__new__(cls, _fill(template, values))
         self.template, self.values = template, values
         return self

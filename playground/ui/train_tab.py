@@ -109,8 +109,12 @@ def describe_settings(session: Session | None, settings: PageSettings) -> str:
     try:
         model_cfg, train_cfg = settings.configs(_vocab_size(session))
     except ConfigError as error:
-        return t("train_status_check", lang, error=error_text(error, lang))
-    key = "train_status_summary" if session.tokenizer else "train_status_summary_default_vocab"
+        return t("**Check the settings:** {error}", lang, error=error_text(error, lang))
+    key = ("**{params} parameters** · about **{memory}** of memory to train · {tokens} tokens per "
+           "step · {steps} steps."
+           if session.tokenizer else
+           "**{params} parameters** (vocabulary {vocab} until you train a tokenizer) · about "
+           "**{memory}** of memory to train · {tokens} tokens per step · {steps} steps.")
     return t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
              memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
              tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
@@ -119,12 +123,12 @@ def describe_settings(session: Session | None, settings: PageSettings) -> str:
 
 def device_line(lang: str = "en") -> str:
     if zerogpu.ON_ZERO_GPU:
-        return t("train_status_device_zerogpu", lang)
+        return t("**Device:** ZeroGPU: a GPU is attached for each stretch of training.", lang)
     try:
-        return t("train_status_device", lang,
+        return t("**Device:** {device}", lang,
                  device=localize(describe_device(pick_device("auto")), lang))
     except Exception:  # a broken driver must not stop the page from loading
-        return t("train_status_device_unknown", lang)
+        return t("**Device:** unknown (PyTorch could not describe it).", lang)
 
 
 def show_device(session: Session | None) -> str:
@@ -145,17 +149,21 @@ def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: E
     """One line of progress: step, speed, elapsed and time left, latest losses."""
     per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
     left = (cfg.max_steps - rec.step) * per_step
-    line = t("train_status_progress", lang, step=f"{rec.step:,}", max_steps=f"{cfg.max_steps:,}",
+    line = t("**Training:** step {step} / {max_steps} · {tokens_per_s} tokens/s · elapsed "
+             "{elapsed} · about {left} left · train loss {loss}",
+             lang, step=f"{rec.step:,}", max_steps=f"{cfg.max_steps:,}",
              tokens_per_s=f"{rec.tokens_per_s:,.0f}", elapsed=_clock(rec.elapsed),
              left=_clock(left), loss=f"{rec.loss:.3f}")
     if last_eval is not None:
-        line += " · " + t("train_status_progress_val", lang, val_loss=f"{last_eval.val_loss:.3f}",
+        line += " · " + t("validation loss {val_loss} (step {step})",
+                          lang, val_loss=f"{last_eval.val_loss:.3f}",
                           step=f"{last_eval.step:,}")
     return line
 
 
 def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
-    head = t("train_status_sample_head", lang, step=f"{rec.step:,}", val_loss=f"{rec.val_loss:.3f}")
+    head = t("── step {step} · validation loss {val_loss} ──",
+             lang, step=f"{rec.step:,}", val_loss=f"{rec.val_loss:.3f}")
     return f"{head}\n{rec.sample}\n\n"
 
 
@@ -164,8 +172,9 @@ def reserve_run(session: Session | None) -> Session:
     """First half of Start (not queued): refuse a second run, else mark one as pending."""
     session = ensure(session)
     if session.running or session.run_pending:
-        raise gr.Error(t("train_status_already_pending", session.lang),
-                       title=t("title_already_training", session.lang), print_exception=False)
+        raise gr.Error(t("A training run is already going (or waiting for its turn). Press Stop "
+                         "first, or wait for it to finish.", session.lang),
+                       title=t("Already training", session.lang), print_exception=False)
     session.run_pending, session.stop_requested = True, False
     return session
 
@@ -179,10 +188,10 @@ def stop_training(session: Session | None) -> None:
     """
     session = ensure(session)
     if not (session.running or session.run_pending):
-        gr.Info(t("train_status_nothing_running", session.lang), title=t("title_info", session.lang))
+        gr.Info(t("Nothing is training right now.", session.lang), title=t("Note", session.lang))
         return
     session.stop_requested = True
-    gr.Info(t("train_status_stopping", session.lang), title=t("title_info", session.lang))
+    gr.Info(t("Stopping after the current step…", session.lang), title=t("Note", session.lang))
 
 
 def _plan(session: Session, continue_training: bool, settings: PageSettings) -> PreparedRun:
@@ -191,7 +200,7 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
     # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
     check = not zerogpu.ON_ZERO_GPU
     if continue_training:
-        require_model(session, msg("page_action_continue"))
+        require_model(session, msg("continue training"))
         _, train_cfg = settings.configs(session.model_tokenizer.vocab_size)
         return prepare_run(corpus, session.model_tokenizer, session.model_config, train_cfg,
                            model=session.model, trainer_state=session.trainer_state,
@@ -200,10 +209,14 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
     if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
         tokenizer = train_tokenizer("char", corpus.text)
         session.tokenizer, session.tokenizer_corpus = tokenizer, corpus
-        gr.Info(t("train_status_auto_char", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
-                title=t("title_info", session.lang))
+        gr.Info(t("No tokenizer was trained yet, so this run reads the text character by "
+                  "character ({vocab} distinct characters). The Tokenizer tab (tab 2) can train a "
+                  "BPE tokenizer instead.", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
+                title=t("Note", session.lang))
     if session.tokenizer_corpus is not corpus:
-        raise ConfigError(msg("train_status_other_corpus", name=corpus.name))
+        raise ConfigError(msg("The tokenizer was trained on a different text than the corpus now "
+                              "chosen ({name}). Train the tokenizer again (tab 2) first.",
+                              name=corpus.name))
     model_cfg, train_cfg = settings.configs(tokenizer.vocab_size)
     return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check)
 
@@ -232,8 +245,9 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     lang = session.lang
     session.run_pending = False
     if session.running:
-        raise gr.Error(t("train_status_already_running", lang),
-                       title=t("title_already_training", lang), print_exception=False)
+        raise gr.Error(t("A training run is already going in this session; press Stop first.",
+                         lang),
+                       title=t("Already training", lang), print_exception=False)
     plan = _plan(session, continue_training, settings)
     corpus, tokenizer = plan.corpus, plan.tokenizer
     model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
@@ -246,7 +260,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
     live = list(run.history)  # records so far (a continued run starts with its past)
     samples, last_eval, end = "", None, None
-    status = t("train_status_starting", lang, name=localize(corpus.name, lang))
+    status = t("**Starting** on {name}…", lang, name=localize(corpus.name, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
     try:
         yield (session, loss_panel.figure(session, live), status, samples,
@@ -290,14 +304,16 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
 def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en") -> str:
     """The run's last status line: how it ended (the trainer's own words), the last validation
     loss, and what to do next."""
-    head = {"done": "train_status_done", "stopped": "train_status_stopped"}.get(
-        end.reason if end else "", "train_status_problem")
-    said = localize(end.message, lang) if end else t("train_status_ended", lang)
+    head = {"done": "Done.", "stopped": "Stopped."}.get(
+        end.reason if end else "", "Problem:")
+    said = localize(end.message, lang) if end else t("The run ended.", lang)
     sentences = [said]
     if last_eval is not None:
-        sentences.append(t("train_status_last_eval", lang, val_loss=f"{last_eval.val_loss:.3f}",
+        sentences.append(t("Last validation loss {val_loss} at step {step} ({val_bpc} bits per "
+                           "character).", lang, val_loss=f"{last_eval.val_loss:.3f}",
                            step=f"{last_eval.step:,}", val_bpc=f"{last_eval.val_bpc:.2f}"))
-    sentences.append(t("train_status_ready", lang))
+    sentences.append(t("The model is ready: try the Generate and Attention tabs, or download it "
+                       "below.", lang))
     gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
     return f"**{t(head, lang)}** " + gap.join(sentences)
 
@@ -310,9 +326,9 @@ def upload_bundle(session: Session | None, path: str | None):
     """
     session = ensure(session)
     if not path:
-        raise ConfigError(msg("train_status_no_bundle_file"))
+        raise ConfigError(msg("No file: upload a .zip bundle saved by this app."))
     if session.running:
-        raise ConfigError(msg("train_status_bundle_while_running"))
+        raise ConfigError(msg("A training run is going: stop it before loading a bundle."))
     bundle = load_bundle(path)
     bundle.model.train()
     session.model, session.model_tokenizer = bundle.model, bundle.tokenizer
@@ -323,7 +339,13 @@ def upload_bundle(session: Session | None, path: str | None):
     session.references, session.model_corpus = [], None  # the bundle's text is not known here
     step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
     values = PageSettings.from_configs(bundle.model_config, bundle.train_config).as_list()
-    status = t("train_status_loaded_trained" if step else "train_status_loaded", session.lang,
+    status = t("**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} "
+               "tokens), trained {step} steps. Generate with it, or tick 'Continue training' and "
+               "raise max_steps to train it further."
+               if step else
+               "**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} "
+               "tokens). Generate with it, or tick 'Continue training' and raise max_steps to "
+               "train it further.", session.lang,
                params=f"{bundle.model.num_params():,}", kind=bundle.tokenizer.kind,
                vocab=f"{bundle.tokenizer.vocab_size:,}", step=f"{step:,}")
     return (session, True, loss_panel.figure(session, bundle.history), status, *values)
