@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
+import os
 import statistics
 import time
 from pathlib import Path
@@ -240,15 +242,85 @@ def peak_flops(
     return 2 * n**3 / _median_matmul_seconds(n, dtype, reps, device)
 
 
-def available_memory(device: torch.device) -> int | None:
-    """Free bytes on ``device`` (GPU memory, or the machine's available RAM); None if unknown."""
+CGROUP_ROOT = Path("/sys/fs/cgroup")  # where a container's limits are mounted
+MEMINFO = Path("/proc/meminfo")
+# cgroup v2 files, then v1's, relative to CGROUP_ROOT: (limit, usage, stat, reclaimable field)
+_MEMORY_FILES = (("memory.max", "memory.current", "memory.stat", "inactive_file"),
+                 ("memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes",
+                  "memory/memory.stat", "total_inactive_file"))
+_NO_LIMIT = 2**60  # v1 writes "no limit" as a number near 2**63
+
+
+def _read(path: Path) -> str | None:
     try:
-        if device.type == "cuda":
-            return int(torch.cuda.mem_get_info(device)[0])
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, RuntimeError, ValueError):
+        return path.read_text().strip()
+    except (OSError, UnicodeDecodeError):
         return None
+
+
+def _stat_field(text: str | None, name: str) -> int:
+    for line in (text or "").splitlines():
+        key, _, value = line.partition(" ")
+        if key == name and value.strip().isdigit():
+            return int(value)
+    return 0
+
+
+def container_memory_free(root: Path = CGROUP_ROOT) -> int | None:
+    """Bytes this container may still take before it is killed: its cgroup's limit minus
+    what it uses (page cache it can drop not counted); None when it has no limit.
+
+    A container's ``/proc/meminfo`` shows the host's memory, so only this says how close a
+    process in a 16 GB Space is to being killed.
+    """
+    for limit_file, usage_file, stat_file, reclaimable in _MEMORY_FILES:
+        limit, usage = _read(root / limit_file), _read(root / usage_file)
+        if limit is None or usage is None:
+            continue
+        if not (limit.isdigit() and usage.isdigit()) or int(limit) >= _NO_LIMIT:
+            return None  # "max" (v2) or a huge number (v1): no limit
+        used = int(usage) - _stat_field(_read(root / stat_file), reclaimable)
+        return max(0, int(limit) - max(0, used))
     return None
+
+
+def host_memory_available(meminfo: Path = MEMINFO) -> int | None:
+    """The machine's available RAM in bytes (``MemAvailable``), or None if unknown."""
+    for line in (_read(meminfo) or "").splitlines():
+        if line.startswith("MemAvailable:"):
+            parts = line.split()
+            return int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else None
+    return None
+
+
+def available_memory(device: torch.device, *, root: Path = CGROUP_ROOT,
+                     meminfo: Path = MEMINFO) -> int | None:
+    """Free bytes on ``device``: GPU memory, or the lesser of the machine's available RAM and
+    what the container's memory limit leaves; None if unknown."""
+    if device.type == "cuda":
+        try:
+            return int(torch.cuda.mem_get_info(device)[0])
+        except RuntimeError:
+            return None
+    known = [v for v in (host_memory_available(meminfo), container_memory_free(root)) if v is not None]
+    return min(known) if known else None
+
+
+def cpu_limit(root: Path = CGROUP_ROOT) -> int:
+    """How many CPUs this process may use: the CPUs it may run on, capped by the container's
+    CPU quota (cgroup v2 ``cpu.max``, v1 ``cpu.cfs_quota_us`` / ``cpu.cfs_period_us``)."""
+    try:
+        visible = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        visible = os.cpu_count() or 1
+    quota = period = None
+    v2 = (_read(root / "cpu.max") or "").split()
+    if len(v2) == 2 and v2[0].isdigit() and v2[1].isdigit():
+        quota, period = int(v2[0]), int(v2[1])
+    else:
+        q, p = _read(root / "cpu/cpu.cfs_quota_us"), _read(root / "cpu/cpu.cfs_period_us")
+        if q and p and q.isdigit() and p.isdigit():  # -1 (no quota) is not all digits
+            quota, period = int(q), int(p)
+    if quota and period:
+        visible = min(visible, math.ceil(quota / period))
+    return max(1, visible)

@@ -22,7 +22,7 @@ from typing import Callable
 import torch
 
 from playground.config import TrainConfig
-from playground.runtime.device import pick_device, pick_dtype, setup_backends
+from playground.runtime.device import cpu_limit, pick_device, pick_dtype, setup_backends
 from playground.runtime.distributed import DistInfo
 
 
@@ -44,7 +44,8 @@ def place_model(model: torch.nn.Module, config: TrainConfig, *,
     ``config.device``) and build the forward functions ``config`` asks for.
 
     ``config.threads`` (when not 0) sets PyTorch's CPU thread count, which is a setting of
-    the whole process.
+    the whole process; it is capped at the CPUs the container may use (``cpu_limit``), and
+    with 0 PyTorch's own choice is capped the same way (it counts the host's cores).
     """
     dist = dist or DistInfo()
     if device is None:
@@ -52,8 +53,9 @@ def place_model(model: torch.nn.Module, config: TrainConfig, *,
     device = torch.device(device) if device is not None else pick_device(config.device)
     dtype = pick_dtype(config.dtype, device, model.config.n_embd)
     setup_backends(device)
-    if config.threads:
-        torch.set_num_threads(config.threads)
+    threads = min(config.threads or torch.get_num_threads(), cpu_limit())
+    if threads != torch.get_num_threads():
+        torch.set_num_threads(threads)
     model.to(device)
     forward = torch.compile(model) if config.compile else model
     train_forward = forward

@@ -229,3 +229,80 @@ def test_the_device_line_has_chinese_too(monkeypatch, fast, english):
     chinese = localize(line, "zh-CN")
     assert CJK.search(chinese) and "3" in chinese and chinese != english
     assert localize(describe_device(torch.device("mps")), "zh-CN") != "Apple GPU (MPS)"
+
+
+# --- container limits: fake cgroup trees ------------------------------------------------------
+
+GB = 2**30
+
+
+def cgroup(tmp_path, files: dict[str, str]):
+    """A fake ``/sys/fs/cgroup`` holding ``files`` (path relative to the root -> content)."""
+    for name, text in files.items():
+        path = tmp_path / "cgroup" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path / "cgroup"
+
+
+def meminfo(tmp_path, available_kb: int):
+    path = tmp_path / "meminfo"
+    path.write_text(f"MemTotal:       99999999 kB\nMemAvailable:   {available_kb} kB\n")
+    return path
+
+
+@pytest.mark.parametrize("files, free", [
+    # cgroup v2: 16 GB limit, 10 GB used of which 2 GB is page cache the kernel can drop
+    ({"memory.max": str(16 * GB), "memory.current": str(10 * GB),
+      "memory.stat": f"anon 1\ninactive_file {2 * GB}\n"}, 8 * GB),
+    ({"memory.max": "max", "memory.current": str(GB)}, None),  # v2 without a limit
+    # cgroup v1: 2.5 GB limit, 1 GB used, no stat file
+    ({"memory/memory.limit_in_bytes": str(int(2.5 * GB)),
+      "memory/memory.usage_in_bytes": str(GB)}, int(1.5 * GB)),
+    ({"memory/memory.limit_in_bytes": "9223372036854771712",  # v1's "no limit"
+      "memory/memory.usage_in_bytes": str(GB)}, None),
+    ({}, None),  # no cgroup files at all
+    ({"memory.max": str(GB), "memory.current": str(3 * GB)}, 0),  # over the limit: nothing free
+])
+def test_the_containers_memory_limit_is_read_from_cgroup_v2_and_v1(tmp_path, files, free):
+    assert dev.container_memory_free(cgroup(tmp_path, files)) == free
+
+
+def test_free_memory_is_the_lesser_of_the_host_and_the_container(tmp_path):
+    host = meminfo(tmp_path, 100 * GB // 1024)  # the host shows 100 GB available
+    limited = cgroup(tmp_path, {"memory.max": str(16 * GB), "memory.current": str(4 * GB)})
+    assert dev.available_memory(CPU, root=limited, meminfo=host) == 12 * GB
+    unlimited = tmp_path / "nothing"
+    assert dev.available_memory(CPU, root=unlimited, meminfo=host) == 100 * GB
+    assert dev.available_memory(CPU, root=unlimited, meminfo=tmp_path / "missing") is None
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"cpu.max": "200000 100000"}, 2),  # v2: a quota of 2 CPUs
+    ({"cpu.max": "150000 100000"}, 2),  # 1.5 CPUs: two threads can share them
+    ({"cpu.max": "max 100000"}, 64),  # no quota: the CPUs it may run on
+    ({"cpu/cpu.cfs_quota_us": "100000", "cpu/cpu.cfs_period_us": "100000"}, 1),  # v1: 1 CPU
+    ({"cpu/cpu.cfs_quota_us": "-1", "cpu/cpu.cfs_period_us": "100000"}, 64),  # v1: no quota
+    ({}, 64),
+])
+def test_the_cpu_count_follows_the_containers_quota(tmp_path, monkeypatch, files, expected):
+    monkeypatch.setattr(dev.os, "sched_getaffinity", lambda pid: set(range(64)))
+    assert dev.cpu_limit(cgroup(tmp_path, files)) == expected
+
+
+def test_a_run_never_asks_for_more_threads_than_the_container_has(monkeypatch):
+    from playground.config import ModelConfig, TrainConfig
+    from playground.model import GPT
+    from playground.runtime import execution
+
+    model = GPT(ModelConfig(vocab_size=8, block_size=8, n_layer=1, n_head=2, n_embd=16))
+    before = torch.get_num_threads()
+    monkeypatch.setattr(execution, "cpu_limit", lambda: 1)
+    try:
+        execution.place_model(model, TrainConfig(device="cpu", threads=1024))
+        assert torch.get_num_threads() == 1
+        torch.set_num_threads(2)
+        execution.place_model(model, TrainConfig(device="cpu", threads=0))  # PyTorch's own choice
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
