@@ -59,7 +59,8 @@ EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m playground",
+        # as the console script says itself `playground`, as `python -m` its module
+        prog="playground" if Path(sys.argv[0]).name == "playground" else "python -m playground",
         description="Train a small Transformer from scratch, then sample from it.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
