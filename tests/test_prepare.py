@@ -93,9 +93,9 @@ def test_the_page_history_and_the_compare_tab_use_the_direct_figure(tiny_text):
     session, *_ = corpus_tab.use_corpus(None, "Paste text", None, text)
     tokenizer_tab.train_tokenizer_handler(session, "bpe", 300)
     list(train_tab.train_model(session, False, *page_settings()))
-    tok = session.model_tokenizer
+    tok = session.trained.tokenizer
     _, val_ids = splits(text, tok)
-    last = [r for r in session.history if isinstance(r, EvalRecord)][-1]
+    last = [r for r in session.trained.history if isinstance(r, EvalRecord)][-1]
     assert last.val_bpc == pytest.approx(direct_bpc(last.val_loss, val_ids, tok), rel=1e-12)
     run = session.runs.runs[-1]
     assert run.final_val_bpc == pytest.approx(last.val_bpc, rel=1e-12)

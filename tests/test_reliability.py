@@ -97,7 +97,7 @@ def test_stop_download_upload_continue_equals_one_straight_run(monkeypatch, tiny
         first, False, *settings(max_steps=total)))
     monkeypatch.undo()
     assert status.startswith("**Stopped.** Stopped at step 6")
-    assert session.trainer_state["step"] == 6 and download.visible is True
+    assert session.trained.trainer_state["step"] == 6 and download.visible is True
 
     # a new visitor (a new session) uploads the downloaded bundle and continues
     resumed = ready_session(tiny_text)
@@ -106,8 +106,8 @@ def test_stop_download_upload_continue_equals_one_straight_run(monkeypatch, tiny
     _, status, _ = finish(train_tab.train_model(resumed, True, *settings(max_steps=total)))
     assert "Finished all 12 steps" in status
 
-    assert_same_weights(weights(resumed.model), weights(straight.model))
-    assert without_timing(resumed.history) == without_timing(straight.history)
+    assert_same_weights(weights(resumed.trained.model), weights(straight.trained.model))
+    assert without_timing(resumed.trained.history) == without_timing(straight.trained.history)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def fault_at_step(monkeypatch, k, fault):
 def clean_weights_after(tiny_text, steps):
     session = ready_session(tiny_text)
     list(train_tab.train_model(session, False, *settings(max_steps=steps)))
-    return weights(session.model)
+    return weights(session.trained.model)
 
 
 def raise_oom(model, loss):
@@ -162,7 +162,7 @@ def test_a_fault_ends_the_run_with_a_message_and_the_last_good_weights_download(
     session = ready_session(tiny_text)
     session, status, download = finish(train_tab.train_model(session, False, *settings()))
     assert status.startswith("**Problem:**") and reason_text in status
-    assert session.running is False and session.trainer_state["step"] == 6
+    assert session.run.running is False and session.trained.trainer_state["step"] == 6
 
     bundle = load_bundle(downloaded(download))  # what the Download button hands out
     assert bundle.trainer_state["step"] == 6
@@ -292,15 +292,15 @@ def test_closing_the_tab_mid_training_stops_the_run_and_frees_the_session(app, t
         if updates == 3:
             break
     (session,) = sessions_of(demo, tab.hash)
-    assert session.running and session.model is not None
+    assert session.run.running and session.trained is not None
     folder = app_temp_dir() / session.id
     assert folder.is_dir()
 
     tab.close()
-    wait_for(lambda: not session.running, "the run to end after the tab closed")
-    wait_for(lambda: session.released, "the closed tab's session to be freed")
+    wait_for(lambda: not session.run.running, "the run to end after the tab closed")
+    wait_for(lambda: session.run.released, "the closed tab's session to be freed")
     assert sessions_of(demo, tab.hash) == []  # the server holds nothing of it any more
-    assert session.model is None and session.trainer_state is None
+    assert session.trained is None  # the model, its state and its bundle's path
     assert not folder.exists()  # no bundle written for a tab no one holds
 
 
@@ -311,14 +311,14 @@ def test_cancelling_a_training_job_through_gradio_client_stops_it(app, tiny_text
         client.predict("Paste text", None, tiny_text, api_name="/use_corpus")
         client.predict("char", 512, api_name="/train_tokenizer")
         job = client.submit(False, *settings(**ENDLESS), api_name="/train_model")
-        wait_for(lambda: any(s.running for s in sessions_of(demo, client.session_hash)),
+        wait_for(lambda: any(s.run.running for s in sessions_of(demo, client.session_hash)),
                  "the run to start")
         (session,) = sessions_of(demo, client.session_hash)
         job.cancel()
-        wait_for(lambda: not session.running, "the cancelled run to end")
-        frozen = weights(session.model)
+        wait_for(lambda: not session.run.running, "the cancelled run to end")
+        frozen = weights(session.trained.model)
         time.sleep(0.5)  # a run still going would change the weights in this time
-        assert_same_weights(weights(session.model), frozen)
+        assert_same_weights(weights(session.trained.model), frozen)
     finally:
         client.close()
 
@@ -332,7 +332,7 @@ def test_a_session_past_its_time_to_live_is_freed(tiny_text):
         (session,) = sessions_of(demo, client.session_hash)
         folder = session.workdir()  # as a run's bundle would make it
         assert session.corpus.text == tiny_text and folder.is_dir()
-        wait_for(lambda: session.released, "the session's time-to-live to pass")
+        wait_for(lambda: session.run.released, "the session's time-to-live to pass")
         assert sessions_of(demo, client.session_hash) == [] and not folder.exists()
     finally:
         client.close()
@@ -347,6 +347,5 @@ def test_release_during_a_run_ends_it_without_writing_anything(tiny_text):
     next(run)
     session.release()
     assert list(run) == []  # no more updates, and no error
-    assert session.running is False and session.model is None
+    assert session.run.running is False and session.trained is None
     assert not (app_temp_dir() / session.id).exists()
-    assert session.bundle_path is None and session.trainer_state is None

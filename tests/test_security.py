@@ -365,7 +365,7 @@ def test_every_numeric_setting_at_its_extremes_is_refused_before_any_work(
             nothing_may_start.clear()
             continue
         assert name in info.value.message, (value, info.value.message)  # says which setting
-        assert session.model is None and not session.running
+        assert session.trained is None and not session.run.running
 
 
 def test_a_model_bigger_than_the_free_memory_is_refused_before_it_is_built(
@@ -378,7 +378,7 @@ def test_a_model_bigger_than_the_free_memory_is_refused_before_it_is_built(
     monkeypatch.setattr(prepare, "available_memory", lambda device: 2**10)
     with pytest.raises(gr.Error, match="Make it smaller"):
         list(train_tab.train_model(session, False, *settings()))
-    assert nothing_may_start == [] and session.model is None
+    assert nothing_may_start == [] and session.trained is None
 
 
 def test_numbers_that_are_not_numbers_are_refused_through_the_api(served):

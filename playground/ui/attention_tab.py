@@ -21,9 +21,9 @@ MAX_TOKENS = 64  # a readable map: 64 labels per axis still fit
 
 def default_text(session: Session) -> str:
     """The last prompt and generation, or else the start of the corpus, cut to ``MAX_TOKENS``."""
-    tokenizer = session.model_tokenizer
-    if tokenizer is None:
+    if session.trained is None:
         return ""
+    tokenizer = session.trained.tokenizer
     text = session.last_text or session.corpus_or_default().text[:4 * MAX_TOKENS]
     try:
         return tokenizer.decode(tokenizer.encode(text)[:MAX_TOKENS])
@@ -49,9 +49,9 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
     """Run the model on ``text`` and draw a head; returns (session, text, layer, head, heatmap,
     grid, summary). An empty text uses ``default_text``."""
     session = ensure(session)
-    require_model(session, msg("look inside"))
+    trained = require_model(session, msg("look inside"))
     text = text if text and text.strip() else default_text(session)
-    maps = attention_maps(session.model, session.model_tokenizer, text, max_tokens=MAX_TOKENS)
+    maps = attention_maps(trained.model, trained.tokenizer, text, max_tokens=MAX_TOKENS)
     session.attention, session.attention_text = maps, text
     layer = min(int(layer or 0), maps.n_layer - 1)
     head = min(int(head or 0), maps.n_head - 1)

@@ -38,10 +38,10 @@ assert set(SOURCE_OF_CHOICE) == set(SOURCES)
 def make_script(session: Session | None) -> list[str]:
     """The standalone script (and the bundle it loads), written into the session's folder."""
     session = ensure(session)
-    require_model(session, msg("export"))
+    trained = require_model(session, msg("export"))
     files = [str(write_standalone_script(session.workdir()))]
-    if session.bundle_path:
-        files.append(session.bundle_path)
+    if trained.bundle_path:
+        files.append(trained.bundle_path)
     return files
 
 
@@ -49,12 +49,12 @@ def make_script(session: Session | None) -> list[str]:
 def push(session: Session | None, repo_id: str, token: str, private: bool) -> str:
     """Push the bundle, its model card and the script to ``repo_id``; markdown of the result."""
     session = ensure(session)
-    require_model(session, msg("push"))
-    if not session.bundle_path:
+    trained = require_model(session, msg("push"))
+    if not trained.bundle_path:
         raise ExportError(msg("The model has no saved bundle yet: let a training run finish (or "
                               "stop it) first, then push."))
-    corpus = session.model_corpus.name if session.model_corpus is not None else ""
-    url = push_to_hub(session.bundle_path, repo_id, token, private=bool(private), corpus_name=corpus)
+    corpus = trained.corpus.name if trained.corpus is not None else ""
+    url = push_to_hub(trained.bundle_path, repo_id, token, private=bool(private), corpus_name=corpus)
     return t("Uploaded to {url}.", session.lang, url=url)
 
 

@@ -39,10 +39,10 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
     ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new text each time.
     """
     session = ensure(session)
-    require_model(session, msg("generate with"))
+    trained = require_model(session, msg("generate with"))
     sampling = SampleConfig(int(max_new_tokens), float(temperature), int(top_k), float(top_p),
                             int(seed) or None)
-    steps = generate(session.model, session.model_tokenizer, prompt or "", sampling)
+    steps = generate(trained.model, trained.tokenizer, prompt or "", sampling)
     text, top, last_push = prompt or "", [], 0.0
     for step in steps:
         text += step.text
@@ -64,7 +64,8 @@ def _default_copy_index() -> CopyIndex:
 
 def copy_index(session: Session) -> CopyIndex:
     """The index of the text the model was trained on, built on first use for each corpus."""
-    corpus = session.model_corpus or session.corpus_or_default()
+    trained_on = session.trained.corpus if session.trained is not None else None
+    corpus = trained_on or session.corpus_or_default()
     if corpus is default_corpus():
         return _default_copy_index()
     if session.copy_index_corpus is not corpus:

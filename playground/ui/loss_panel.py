@@ -6,7 +6,7 @@ pushes, ``coach`` at each evaluation and ``finish`` when the run ends; the widge
 panel (``build``) only change how the session's history is drawn.
 
 >>> s = Session()
->>> set_plot_options(s, "tokens", True)[0].plot_x
+>>> set_plot_options(s, "tokens", True)[0].plot.x
 'tokens'
 """
 
@@ -34,16 +34,21 @@ X_CHOICES = [(tr("choice_x_step"), "step"), (tr("choice_x_tokens"), "tokens"),
              (tr("choice_x_elapsed"), "elapsed")]
 
 
+def trained_history(session: Session) -> list[Record]:
+    """The records of the session's model (none before a run or an upload)."""
+    return session.trained.history if session.trained is not None else []
+
+
 def figure(session: Session, history: Sequence[Record]):
     """The loss figure of ``history`` with the session's x axis and reference lines."""
-    refs = session.references if session.show_references else ()
-    return loss_figure(history, x=session.plot_x, references=refs, lang=session.lang)
+    refs = session.plot.references if session.plot.show_references else ()
+    return loss_figure(history, x=session.plot.x, references=refs, lang=session.lang)
 
 
 def show_figure(session: Session | None):
     """On page load: the (empty) loss figure with its titles in the visitor's language."""
     session = ensure(session)
-    return figure(session, session.history)
+    return figure(session, trained_history(session))
 
 
 def set_plot_options(session: Session | None, x: str, show_references: bool):
@@ -52,26 +57,25 @@ def set_plot_options(session: Session | None, x: str, show_references: bool):
     While a run goes, the next live update draws with the new options, so nothing is sent.
     """
     session = ensure(session)
-    session.plot_x, session.show_references = axis_key(x or "step"), bool(show_references)
-    if session.running:
+    session.plot.x, session.plot.show_references = axis_key(x or "step"), bool(show_references)
+    if session.run.running:
         return session, gr.skip()
-    return session, figure(session, session.history)
+    return session, figure(session, trained_history(session))
 
 
 def begin(session: Session, corpus: Corpus, tokenizer: Tokenizer, train_ids: torch.Tensor,
           vocab_size: int) -> None:
     """At the start of a run: the reference levels for its corpus and tokenizer."""
     ids = train_ids.numpy() if isinstance(train_ids, torch.Tensor) else train_ids
-    session.references = reference_lines(vocab_size, ids, corpus.source, tokenizer.kind,
-                                         lang=session.lang)
-    session.model_corpus = corpus
-    session.coach = ""
+    session.plot.references = reference_lines(vocab_size, ids, corpus.source, tokenizer.kind,
+                                              lang=session.lang)
+    session.plot.coach = ""
 
 
 def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
           train_cfg: TrainConfig, train_tokens: int) -> str:
-    """The coach's notes as markdown (also kept in ``session.coach``)."""
-    unigram = next((r.value for r in session.references if r.key == "unigram"), None)
+    """The coach's notes as markdown (also kept in ``session.plot.coach``)."""
+    unigram = next((r.value for r in session.plot.references if r.key == "unigram"), None)
     notes = coach_notes(history, vocab_size=model_cfg.vocab_size, n_params=count_params(model_cfg),
                         train_tokens=train_tokens, config=train_cfg, model_config=model_cfg,
                         unigram=unigram, lang=session.lang)
@@ -81,17 +85,18 @@ def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
     else:
         seen, tried = t("Seen", session.lang), t("Try", session.lang)
         body = "\n".join(f"- **{seen}:** {n.seen}  \n  **{tried}:** {n.advice}" for n in notes)
-    session.coach = f"{title}  \n{body}"
-    return session.coach
+    session.plot.coach = f"{title}  \n{body}"
+    return session.plot.coach
 
 
 def finish(session: Session, corpus: Corpus, tokenizer: Tokenizer, model_cfg: ModelConfig,
            train_cfg: TrainConfig) -> RunRecord | None:
     """Keep the run that just ended (done or stopped) for the Compare tab."""
-    if not session.history:
+    history = trained_history(session)
+    if not history:
         return None
-    run = RunRecord.create(session.next_run_name, model_cfg, train_cfg, tokenizer.kind,
-                           session.history, corpus_name=corpus.name, corpus_source=corpus.source,
+    run = RunRecord.create(session.next_run_name, model_cfg, train_cfg, tokenizer.kind, history,
+                           corpus_name=corpus.name, corpus_source=corpus.source,
                            n_params=count_params(model_cfg))
     session.runs.add(run)
     session.next_run_name = ""

@@ -1,13 +1,14 @@
 """One browser session's state, and the conventions every handler follows.
 
-Each visitor gets their own ``Session`` (held by ``gr.State``): corpus, tokenizer, model,
-training history, last generation, cached attention. Nothing model-like lives at module
-level, so two visitors never see each other's work. Handlers receive the session, change it
+Each visitor gets their own ``Session`` (held by ``gr.State``): corpus, tokenizer, the
+trained model with its history (``TrainedModel``), the run's state (``RunState``), the loss
+plot's options (``PlotOptions``), the finished runs, the last generation, cached attention.
+Nothing model-like lives at module level, so two visitors never see each other's work. Handlers receive the session, change it
 in place and return it; a handler that fails raises ``gr.Error`` with a message for people
 (``friendly_errors``) and leaves the session as it was.
 
 >>> s = Session()
->>> s.corpus_or_default().name, s.model is None
+>>> s.corpus_or_default().name, s.trained is None
 ('Tiny Shakespeare', True)
 """
 
@@ -56,47 +57,74 @@ def app_temp_dir() -> Path:
 
 
 @dataclass
+class TrainedModel:
+    """The model a session holds and what belongs with it: one object, replaced whole when a
+    run starts or a bundle is uploaded, so its parts always describe the same model.
+
+    ``tokenizer`` is the one the model was trained with (the Tokenizer tab's may be newer);
+    ``corpus`` the text it trained on, for the memorisation check (None after an upload: a
+    bundle does not carry its text). ``bundle_path`` is None until a run has saved one.
+    """
+
+    model: GPT
+    tokenizer: Tokenizer
+    model_config: ModelConfig
+    train_config: TrainConfig
+    history: list[Record] = field(default_factory=list)  # the run's records, as Trainer.history
+    trainer_state: dict[str, Any] | None = None  # what continuing a run needs
+    bundle_path: str | None = None
+    corpus: Corpus | None = None
+
+
+@dataclass
+class RunState:
+    """A run's life: pending (Start accepted, waiting in the queue) -> running -> neither.
+
+    Plain bools, not a threading.Event: gr.State must be able to deep-copy a fresh Session.
+    """
+
+    pending: bool = False
+    running: bool = False
+    stop_requested: bool = False
+    released: bool = False  # freed (tab closed or time-to-live passed): a run going ends unsaved
+
+
+@dataclass
+class PlotOptions:
+    """How the loss plot is drawn, and the notes shown beside it, for the last run."""
+
+    x: str = "step"  # the x axis: "step" | "tokens" | "elapsed"
+    show_references: bool = False
+    references: list[ReferenceLine] = field(default_factory=list)  # of the last run
+    coach: str = ""  # the training coach's notes (markdown) of the last run
+
+
+@dataclass
 class Session:
-    """Everything one visitor has made. ``model_tokenizer`` is the tokenizer the model was
-    trained with; ``tokenizer`` the one on the Tokenizer tab (they differ after retraining
+    """Everything one visitor has made. ``tokenizer`` is the one on the Tokenizer tab;
+    ``trained.tokenizer`` the one the model was trained with (they differ after retraining
     the tokenizer, until the next training run)."""
 
     id: str = field(default_factory=lambda: uuid.uuid4().hex)
     corpus: Corpus | None = None  # None: the default, Tiny Shakespeare
     tokenizer: Tokenizer | None = None
     tokenizer_corpus: Corpus | None = None  # the corpus the tokenizer was trained on
-    model: GPT | None = None
-    model_tokenizer: Tokenizer | None = None
-    model_config: ModelConfig | None = None
-    train_config: TrainConfig | None = None
-    history: list[Record] = field(default_factory=list)  # the run's records, as Trainer.history
-    trainer_state: dict[str, Any] | None = None  # what continuing a run needs
-    bundle_path: str | None = None
-    # a run's life: pending (Start accepted, waiting in the queue) -> running -> neither.
-    # Plain bools, not a threading.Event: gr.State must be able to deep-copy a fresh Session.
-    run_pending: bool = False
-    running: bool = False
-    stop_requested: bool = False
-    released: bool = False  # freed (tab closed or time-to-live passed): a run going ends unsaved
+    trained: TrainedModel | None = None  # None until a run starts or a bundle is uploaded
+    run: RunState = field(default_factory=RunState)
+    plot: PlotOptions = field(default_factory=PlotOptions)
+    runs: RunLog = field(default_factory=RunLog)  # every finished run, for the Compare tab
+    run_data: dict[str, tuple[Corpus, Tokenizer]] = field(default_factory=dict)  # run name ->
+    #   the corpus and tokenizer it trained on, so "same run, one change" reuses the same data
+    next_run_name: str = ""  # the name the next finished run gets ("" -> "run N")
+    lang: str = "en"  # "en" | "zh-CN": the browser's Accept-Language on page load, then the
+    #   language the page shows (Settings included), as the page reports it (ui.lang)
+    lang_from_page: bool = False  # lang is the one the page shows (reported by the browser)
     last_prompt: str = ""
     last_text: str = ""  # the last generation, prompt included
     attention: AttentionMaps | None = None
     attention_text: str = ""
-    # issue 7: the page's language, every finished run, the loss plot's options, the coach
-    lang: str = "en"  # "en" | "zh-CN": the browser's Accept-Language on page load, then the
-    #   language the page shows (Settings included), as the page reports it (ui.lang)
-    lang_from_page: bool = False  # lang is the one the page shows (reported by the browser)
-    runs: RunLog = field(default_factory=RunLog)
-    run_data: dict[str, tuple[Corpus, Tokenizer]] = field(default_factory=dict)  # run name ->
-    #   the corpus and tokenizer it trained on, so "same run, one change" reuses the same data
-    next_run_name: str = ""  # the name the next finished run gets ("" -> "run N")
-    model_corpus: Corpus | None = None  # the text the model was trained on (memorisation check)
-    copy_index: CopyIndex | None = None  # built once per corpus, for model_corpus
+    copy_index: CopyIndex | None = None  # built once per corpus (the memorisation check)
     copy_index_corpus: Corpus | None = None
-    plot_x: str = "step"  # the loss plot's x axis: "step" | "tokens" | "elapsed"
-    show_references: bool = False
-    references: list[ReferenceLine] = field(default_factory=list)  # of the last run
-    coach: str = ""  # the training coach's notes (markdown) of the last run
 
     def corpus_or_default(self) -> Corpus:
         return self.corpus if self.corpus is not None else default_corpus()
@@ -110,15 +138,13 @@ class Session:
     def release(self) -> None:
         """Free the model and delete this session's files (``gr.State``'s delete_callback).
 
-        A run still going sees ``released`` at its next record, stops after that step and
+        A run still going sees ``run.released`` at its next record, stops after that step and
         writes nothing more: no bundle, no state for a session no one holds.
         """
-        self.released = self.stop_requested = True
-        self.model = self.model_tokenizer = self.attention = self.trainer_state = None
-        self.history = []
+        self.run.released = self.run.stop_requested = True
+        self.trained = self.attention = None
         self.runs, self.run_data = RunLog(), {}
-        self.copy_index = self.copy_index_corpus = self.model_corpus = None
-        self.bundle_path = None
+        self.copy_index = self.copy_index_corpus = None
         shutil.rmtree(app_temp_dir() / self.id, ignore_errors=True)
 
 
@@ -202,13 +228,14 @@ def friendly_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def require_model(session: Session, action: Message) -> None:
-    """Raise a message saying what to do first when there is no trained model yet.
+def require_model(session: Session, action: Message) -> TrainedModel:
+    """The session's trained model, or a message saying what to do first when there is none.
 
     ``action`` says what the visitor wanted, e.g. ``msg("generate with")``.
     """
-    if session.model is None or session.model_tokenizer is None:
+    if session.trained is None:
         text = localize(msg("There is no model to {action} yet. Train one on the 'Model & "
                             "training' tab (or upload a bundle there) first.",
                             action=action), session.lang)
         raise gr.Error(text, title=t("No model yet", session.lang), print_exception=False)
+    return session.trained

@@ -6,7 +6,7 @@ the two typed configs, so the configs' own checks produce every error message. T
 ``Trainer.run()`` (through ``zerogpu.start_run``) streamed to the page: at most
 ``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line.
 
-Stop sets ``session.stop_requested``; the running handler sees it at the next record, asks
+Stop sets ``session.run.stop_requested``; the running handler sees it at the next record, asks
 the trainer to stop after its current step, and then sends the final plot, status and
 download button itself. (Gradio's ``cancels=`` would close the generator instead and drop
 that last update.)
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import gradio as gr
@@ -32,7 +33,7 @@ from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import loss_panel, zerogpu
 from playground.ui.lang import info as setting_info, label as setting_label, tr
-from playground.ui.session import Session, ensure, friendly_errors, require_model
+from playground.ui.session import Session, TrainedModel, ensure, friendly_errors, require_model
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
@@ -171,26 +172,26 @@ def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
 def reserve_run(session: Session | None) -> Session:
     """First half of Start (not queued): refuse a second run, else mark one as pending."""
     session = ensure(session)
-    if session.running or session.run_pending:
+    if session.run.running or session.run.pending:
         raise gr.Error(t("A training run is already going (or waiting for its turn). Press Stop "
                          "first, or wait for it to finish.", session.lang),
                        title=t("Already training", session.lang), print_exception=False)
-    session.run_pending, session.stop_requested = True, False
+    session.run.pending, session.run.stop_requested = True, False
     return session
 
 
 @friendly_errors
 def stop_training(session: Session | None) -> None:
-    """Ask the session's run to stop after its current step (``session.stop_requested``).
+    """Ask the session's run to stop after its current step (``session.run.stop_requested``).
 
     The answer is a toast, not the status line: the run writes its own final status, and
     two events writing one line could arrive in either order.
     """
     session = ensure(session)
-    if not (session.running or session.run_pending):
+    if not (session.run.running or session.run.pending):
         gr.Info(t("Nothing is training right now.", session.lang), title=t("Note", session.lang))
         return
-    session.stop_requested = True
+    session.run.stop_requested = True
     gr.Info(t("Stopping after the current step…", session.lang), title=t("Note", session.lang))
 
 
@@ -200,10 +201,10 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
     # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
     check = not zerogpu.ON_ZERO_GPU
     if continue_training:
-        require_model(session, msg("continue training"))
-        _, train_cfg = settings.configs(session.model_tokenizer.vocab_size)
-        return prepare_run(corpus, session.model_tokenizer, session.model_config, train_cfg,
-                           model=session.model, trainer_state=session.trainer_state,
+        trained = require_model(session, msg("continue training"))
+        _, train_cfg = settings.configs(trained.tokenizer.vocab_size)
+        return prepare_run(corpus, trained.tokenizer, trained.model_config, train_cfg,
+                           model=trained.model, trainer_state=trained.trainer_state,
                            check_free_memory=check)
     tokenizer = session.tokenizer
     if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
@@ -221,13 +222,15 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
     return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check)
 
 
-def _save_bundle(session: Session) -> str:
-    path = session.workdir() / f"playground-model-step{(session.trainer_state or {}).get('step', 0)}.zip"
-    for old in session.workdir().glob("playground-model-step*.zip"):
+def _save_bundle(trained: TrainedModel, workdir: Path) -> str:
+    """Write ``trained`` into ``workdir`` (replacing the bundle of an earlier run) and keep its
+    path in ``trained.bundle_path``."""
+    path = workdir / f"playground-model-step{(trained.trainer_state or {}).get('step', 0)}.zip"
+    for old in workdir.glob("playground-model-step*.zip"):
         old.unlink(missing_ok=True)
-    save_bundle(path, session.model, session.model_tokenizer, session.train_config,
-                session.history, session.trainer_state)
-    session.bundle_path = str(path)
+    save_bundle(path, trained.model, trained.tokenizer, trained.train_config, trained.history,
+                trained.trainer_state)
+    trained.bundle_path = str(path)
     return str(path)
 
 
@@ -243,8 +246,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     takes ``n_layer=4, max_steps=500``, the rest as the page's default preset."""
     session = ensure(session)
     lang = session.lang
-    session.run_pending = False
-    if session.running:
+    session.run.pending = False
+    if session.run.running:
         raise gr.Error(t("A training run is already going in this session; press Stop first.",
                          lang),
                        title=t("Already training", lang), print_exception=False)
@@ -253,10 +256,11 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
     run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
     # From here on the session holds the model being trained: Stop (or a failure) keeps it.
-    session.model, session.model_tokenizer = run.model, tokenizer
-    session.model_config, session.train_config = model_cfg, train_cfg
+    # (Held here too: a session released mid-run drops it, and the run ends without it.)
+    trained = session.trained = TrainedModel(run.model, tokenizer, model_cfg, train_cfg,
+                                             list(run.history), plan.trainer_state, corpus=corpus)
     session.attention = None
-    session.running = True
+    session.run.running = True
     loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
     live = list(run.history)  # records so far (a continued run starts with its past)
     samples, last_eval, end = "", None, None
@@ -264,13 +268,13 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
     try:
         yield (session, loss_panel.figure(session, live), status, samples,
-               gr.DownloadButton(visible=False), session.coach)
+               gr.DownloadButton(visible=False), session.plot.coach)
         for rec in run.records():
-            if session.released:  # the tab closed or the session expired: end, keep nothing
+            if session.run.released:  # the tab closed or the session expired: end, keep nothing
                 return  # closing run.records() ends the trainer's loop
-            if session.stop_requested:
+            if session.run.stop_requested:
                 run.stop()
-                session.stop_requested = False
+                session.run.stop_requested = False
             live.append(rec)
             if isinstance(rec, StepRecord):
                 status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang)
@@ -287,18 +291,20 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 built = time.monotonic()
                 push_interval = next_push_interval(built - now)
                 last_push = built
-                yield (session, figure, status, samples, gr.skip(), session.coach)
-        session.history, session.trainer_state = list(run.history), run.state()
-        bundle = _save_bundle(session)
+                yield (session, figure, status, samples, gr.skip(), session.plot.coach)
+        if session.run.released:
+            return
+        trained.history, trained.trainer_state = list(run.history), run.state()
+        bundle = _save_bundle(trained, session.workdir())
         status = _end_status(end, last_eval, lang)
-        loss_panel.coach(session, session.history, model_cfg, train_cfg, len(train_ids))
+        loss_panel.coach(session, trained.history, model_cfg, train_cfg, len(train_ids))
         loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg)
-        yield (session, loss_panel.figure(session, session.history), status, samples,
-               gr.DownloadButton(value=bundle, visible=True), session.coach)
+        yield (session, loss_panel.figure(session, trained.history), status, samples,
+               gr.DownloadButton(value=bundle, visible=True), session.plot.coach)
     finally:
-        if not session.released:
-            session.history, session.trainer_state = list(run.history), run.state()
-        session.running = session.stop_requested = False
+        if not session.run.released:
+            trained.history, trained.trainer_state = list(run.history), run.state()
+        session.run.running = session.run.stop_requested = False
 
 
 def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en") -> str:
@@ -327,16 +333,16 @@ def upload_bundle(session: Session | None, path: str | None):
     session = ensure(session)
     if not path:
         raise ConfigError(msg("No file: upload a .zip bundle saved by this app."))
-    if session.running:
+    if session.run.running:
         raise ConfigError(msg("A training run is going: stop it before loading a bundle."))
     bundle = load_bundle(path)
     bundle.model.train()
-    session.model, session.model_tokenizer = bundle.model, bundle.tokenizer
+    # the bundle's text is not known here: no corpus, no reference lines
+    session.trained = TrainedModel(bundle.model, bundle.tokenizer, bundle.model_config,
+                                   bundle.train_config, bundle.history, bundle.trainer_state)
     session.tokenizer, session.tokenizer_corpus = bundle.tokenizer, None
-    session.model_config, session.train_config = bundle.model_config, bundle.train_config
-    session.history, session.trainer_state = bundle.history, bundle.trainer_state
     session.attention = None
-    session.references, session.model_corpus = [], None  # the bundle's text is not known here
+    session.plot.references = []
     step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
     values = PageSettings.from_configs(bundle.model_config, bundle.train_config).as_list()
     status = t("**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} "

@@ -125,7 +125,7 @@ def test_two_processes_with_half_the_batch_follow_one_process_with_the_whole_bat
     session, resume, _, status, *_ = train_tab.upload_bundle(None, str(tmp_path / "two.zip"))
     assert status.startswith("**Loaded**") and "trained 6 steps" in status and resume is True
     idx = torch.tensor([two.tokenizer.encode("First")])
-    assert torch.equal(session.model.eval()(idx).logits, two.model(idx).logits)
+    assert torch.equal(session.trained.model.eval()(idx).logits, two.model(idx).logits)
 
 
 def test_one_failing_process_ends_the_run_with_its_error(tmp_path, corpus_file):

@@ -85,7 +85,7 @@ def test_one_change_trains_the_same_run_with_one_setting_changed(ready):
         "sinusoidal", "sinusoidal"]
     out = compare_tab.prepare_one_change(ready, "run 1", "pos", "rope")
     session, continue_box, values, tabs = out[0], out[1], out[2:-1], out[-1]
-    assert continue_box is False and tabs.selected == "train" and session.run_pending is True
+    assert continue_box is False and tabs.selected == "train" and session.run.pending is True
     changed = dict(zip(train_tab.SETTINGS, values))
     assert changed["pos"] == "rope"
     assert {k: v for k, v in changed.items() if k != "pos"} == {
@@ -121,7 +121,7 @@ def test_one_change_refuses_what_cannot_be_done(ready):
         compare_tab.prepare_one_change(ready, "run 1", "pos", "learned")
     with pytest.raises(gr.Error, match="No run is called 'run 9'"):
         compare_tab.prepare_one_change(ready, "run 9", "pos", "rope")
-    ready.running = True
+    ready.run.running = True
     with pytest.raises(gr.Error, match="already going"):
         compare_tab.prepare_one_change(ready, "run 1", "pos", "rope")
     assert ready.next_run_name == ""
@@ -139,7 +139,7 @@ def test_reference_lines_and_x_axis(ready):
     assert names[3].startswith("unigram entropy (")
     assert len(names) == 4  # pasted text: no nanoGPT line
     assert list(figure.data[2].y) == [pytest.approx(math.log(vocab))] * 2
-    steps = [r for r in ready.history if isinstance(r, StepRecord)]
+    steps = [r for r in ready.trained.history if isinstance(r, StepRecord)]
     assert list(figure.data[0].x) == [r.tokens for r in steps]
     _, figure = loss_panel.set_plot_options(ready, "elapsed", False)
     assert len(figure.data) == 2 and figure.layout.xaxis.title.text == "seconds"
@@ -150,17 +150,17 @@ def test_nanogpt_line_for_tiny_shakespeare_characters(shakespeare_text):
     tokenizer_tab.train_tokenizer_handler(session, "char", 512)
     ids = session.tokenizer.encode_array(shakespeare_text[:1000])
     loss_panel.begin(session, session.corpus_or_default(), session.tokenizer, ids, 65)
-    assert [r.key for r in session.references] == ["uniform", "unigram", "nanogpt"]
-    assert session.references[2].value == pytest.approx(1.4697)
+    assert [r.key for r in session.plot.references] == ["uniform", "unigram", "nanogpt"]
+    assert session.plot.references[2].value == pytest.approx(1.4697)
 
 
 def test_coach_notes_stream_with_the_run_and_stay_after(ready):
     # ~100,000 parameters for ~7,200 training tokens: the coach flags the model's size
     updates = list(train_tab.train_model(ready, False, *settings(n_layer=2, n_embd=64)))
     assert all(len(u) == 6 for u in updates)
-    assert updates[-1][5] == ready.coach and ready.coach.startswith("**Training coach**")
+    assert updates[-1][5] == ready.plot.coach and ready.plot.coach.startswith("**Training coach**")
     # a model with far more parameters than training tokens gets the "params" note
-    assert "parameters per token" in ready.coach
+    assert "parameters per token" in ready.plot.coach
     model_cfg, train_cfg = train_tab.configs_from_settings(settings(n_layer=2, n_embd=64),
                                                            ready.tokenizer.vocab_size)
     stuck = [StepRecord(s, 64 * s, 4.0, 1e-3, 900.0, s / 10) for s in range(1, 301)]
@@ -222,7 +222,7 @@ def test_standalone_script_and_bundle_for_download(ready):
         export_tab.make_script(Session())
     train(ready)
     files = export_tab.make_script(ready)
-    assert [Path(f).name for f in files] == ["generate_standalone.py", Path(ready.bundle_path).name]
+    assert [Path(f).name for f in files] == ["generate_standalone.py", Path(ready.trained.bundle_path).name]
     assert all(Path(f).parent == app_temp_dir() / ready.id for f in files)
     assert "def generate(" in Path(files[0]).read_text()
 

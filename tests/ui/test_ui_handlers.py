@@ -14,7 +14,7 @@ from playground.i18n import t
 from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            tokenizer_tab, train_tab)
-from playground.ui.session import Session, app_temp_dir
+from playground.ui.session import Session, TrainedModel, app_temp_dir
 from playground.ui.zerogpu import ChunkedRun, LocalRun
 
 from checks import TINY, page_settings
@@ -107,14 +107,15 @@ def test_full_flow_train_generate_attention(ready):
     updates = drain(train_tab.train_model(ready, False, *settings()))
     session, figure, status, samples, download, coach = updates[-1]
     assert "Finished all 6 steps" in status
-    steps = [r.step for r in session.history if isinstance(r, StepRecord)]
+    steps = [r.step for r in session.trained.history if isinstance(r, StepRecord)]
     assert steps == [1, 2, 3, 4, 5, 6]
     assert list(figure.data[0].x) == steps
     assert list(figure.data[1].x) == [0, 3, 6]  # evaluations before the first step and every 3
     assert samples.count("── step") == 3
     assert download.visible is True and download.value["orig_name"] == "playground-model-step6.zip"
-    assert Path(session.bundle_path).parent == app_temp_dir() / session.id
-    assert session.running is False and session.model is not None
+    assert Path(session.trained.bundle_path).parent == app_temp_dir() / session.id
+    assert session.run.running is False and session.trained.model is not None
+    assert session.trained.corpus is session.corpus  # the text the memorisation check reads
 
     outs = drain(generate_tab.generate_text(session, "First", 20, 0.8, 0, 1.0, 3))
     _, text, chart = outs[-1]
@@ -134,7 +135,7 @@ def test_full_flow_train_generate_attention(ready):
     assert len(grid.data) == 2
 
     # another head redraws from the cache: the same weights, no model run
-    session.model = None
+    session.trained = None
     heatmap1, _ = attention_tab.redraw(session, 0, 1)
     z = np.array(heatmap1.data[0].z, dtype=float)
     np.testing.assert_allclose(np.nan_to_num(z), session.attention.weights[0, 1], rtol=1e-6)
@@ -156,7 +157,7 @@ def test_start_without_a_tokenizer_reads_characters_and_says_so(tiny_text, monke
     session.lang = "zh-CN"
     updates = drain(train_tab.train_model(session, False, *settings(max_steps=3, eval_interval=3)))
     assert session.tokenizer.kind == "char" and session.tokenizer_corpus is session.corpus
-    assert session.model is not None and session.model_tokenizer is session.tokenizer
+    assert session.trained is not None and session.trained.tokenizer is session.tokenizer
     vocab = len(set(tiny_text))
     assert session.tokenizer.vocab_size == vocab and len(updates) > 1
     assert said == [t("No tokenizer was trained yet, so this run reads the text character by "
@@ -171,15 +172,17 @@ def test_training_needs_the_tokenizer_of_this_corpus(ready):
 
 
 def test_bad_settings_are_refused_and_nothing_is_lost(trained):
-    model, history, bundle = trained.model, list(trained.history), trained.bundle_path
+    before = trained.trained
+    model, history, bundle = before.model, list(before.history), before.bundle_path
     with pytest.raises(gr.Error, match="must divide evenly among the 3 attention heads"):
         drain(train_tab.train_model(trained, False, *settings(n_embd=16, n_head=3)))
     with pytest.raises(gr.Error, match="of memory to train, but only"):
         drain(train_tab.train_model(trained, False, *settings(n_layer=64, n_head=16, n_embd=16384)))
     with pytest.raises(gr.Error, match="n_layer is empty"):
         drain(train_tab.train_model(trained, False, *settings(n_layer=None)))
-    assert trained.model is model and trained.history == history and trained.bundle_path == bundle
-    assert trained.running is False
+    assert trained.trained is before and before.model is model
+    assert before.history == history and before.bundle_path == bundle
+    assert trained.run.running is False
 
 
 def test_describe_settings_counts_parameters_and_reports_errors(ready):
@@ -202,16 +205,16 @@ def test_presets_fill_every_setting():
 def test_stop_ends_the_run_and_keeps_the_model(ready):
     run = train_tab.train_model(ready, False, *settings(max_steps=100_000, sample_tokens=0))
     next(run)
-    assert ready.running is True
+    assert ready.run.running is True
     train_tab.stop_training(ready)
-    assert ready.stop_requested is True
+    assert ready.run.stop_requested is True
     session, figure, status, samples, download, coach = list(run)[-1]
     assert status.startswith("**Stopped.** Stopped at step")
-    step = session.trainer_state["step"]
-    assert 0 <= step < 100_000 and session.model is not None and download.visible is True
-    assert session.running is False and session.stop_requested is False
+    step = session.trained.trainer_state["step"]
+    assert 0 <= step < 100_000 and session.trained.model is not None and download.visible is True
+    assert session.run.running is False and session.run.stop_requested is False
     train_tab.stop_training(session)
-    assert session.stop_requested is False  # nothing to stop: no flag left for the next run
+    assert session.run.stop_requested is False  # nothing to stop: no flag left for the next run
 
 
 def test_second_start_is_refused_while_one_runs(ready):
@@ -222,48 +225,51 @@ def test_second_start_is_refused_while_one_runs(ready):
     with pytest.raises(gr.Error, match="already going"):
         drain(train_tab.train_model(ready, False, *settings()))
     run.close()  # closing (a closed tab, or a cancel) still leaves the session consistent
-    assert ready.running is False and ready.model is not None
-    assert train_tab.reserve_run(ready).run_pending is True
+    assert ready.run.running is False and ready.trained.model is not None
+    assert train_tab.reserve_run(ready).run.pending is True
 
 
 def test_bundle_round_trip_and_continue_training(trained, tmp_path):
     fresh = Session()
-    out = train_tab.upload_bundle(fresh, trained.bundle_path)
+    out = train_tab.upload_bundle(fresh, trained.trained.bundle_path)
     session, continue_box, figure, status = out[:4]
     assert continue_box is True and "trained 6 steps" in status
-    assert list(out[4:]) == [getattr(trained.model_config, f) for f in train_tab.MODEL_SETTINGS] + [
-        getattr(trained.train_config, f) for f in train_tab.TRAIN_SETTINGS]
-    for a, b in zip(session.model.parameters(), trained.model.parameters()):
+    # a bundle carries no text and is not one of this session's saved bundles
+    assert session.trained.corpus is None and session.trained.bundle_path is None
+    assert list(out[4:]) == [getattr(trained.trained.model_config, f) for f in train_tab.MODEL_SETTINGS] + [
+        getattr(trained.trained.train_config, f) for f in train_tab.TRAIN_SETTINGS]
+    for a, b in zip(session.trained.model.parameters(), trained.trained.model.parameters()):
         torch.testing.assert_close(a, b)
     # the uploaded model continues on the corpus it came with (the same text here)
     session.corpus = trained.corpus
     with pytest.raises(gr.Error, match="already trained 6 steps"):
         drain(train_tab.train_model(session, True, *settings(max_steps=6)))
     final = drain(train_tab.train_model(session, True, *settings(max_steps=9)))[-1]
-    steps = [r.step for r in final[0].history if isinstance(r, StepRecord)]
+    steps = [r.step for r in final[0].trained.history if isinstance(r, StepRecord)]
     assert steps == list(range(1, 10)) and "Finished all 9 steps" in final[2]
+    kept = session.trained
 
     not_a_bundle = tmp_path / "notes.zip"
     not_a_bundle.write_bytes(b"hello")
     with pytest.raises(gr.Error, match="notes.zip"):
         train_tab.upload_bundle(session, str(not_a_bundle))
-    assert session.model is final[0].model
+    assert session.trained is kept
 
 
 def test_chunked_run_equals_one_straight_run(ready):
     """The ZeroGPU path (one step per chunk here) trains exactly like a local run."""
     local = drain(train_tab.train_model(ready, False, *settings(sample_tokens=0)))[-1][0]
-    local_weights = {k: v.clone() for k, v in local.model.state_dict().items()}
-    local_history = [r for r in local.history if not isinstance(r, EndRecord)]
+    local_weights = {k: v.clone() for k, v in local.trained.model.state_dict().items()}
+    local_history = [r for r in local.trained.history if not isinstance(r, EndRecord)]
     chunked = drain(train_tab.train_model(ready, False, *settings(sample_tokens=0),
                                           chunk_seconds=0.0))[-1][0]
-    for name, tensor in chunked.model.state_dict().items():
+    for name, tensor in chunked.trained.model.state_dict().items():
         torch.testing.assert_close(tensor, local_weights[name], rtol=0, atol=0)
 
     def strip(records):  # the timings differ between any two runs
         return [(type(r), {k: v for k, v in dataclasses.asdict(r).items() if k not in ("elapsed", "tokens_per_s")})
                 for r in records]
-    assert strip([r for r in chunked.history if not isinstance(r, EndRecord)]) == strip(local_history)
+    assert strip([r for r in chunked.trained.history if not isinstance(r, EndRecord)]) == strip(local_history)
 
 
 def test_runs_are_local_unless_chunked(ready, tmp_path):
@@ -282,7 +288,7 @@ def test_session_release_frees_model_and_files(trained):
     folder = app_temp_dir() / trained.id
     assert folder.is_dir()
     trained.release()
-    assert trained.model is None and not folder.exists()
+    assert trained.trained is None and not folder.exists()
 
 
 def test_unexpected_errors_become_a_generic_message(monkeypatch, ready):
@@ -316,7 +322,7 @@ def zh(session=None) -> Session:
 
 def with_fake_model(session: Session) -> Session:
     """A session that passes ``require_model`` (the check under test comes before any use)."""
-    session.model, session.model_tokenizer = object(), object()
+    session.trained = TrainedModel(object(), object(), object(), object())
     session.last_text = "some text"
     return session
 
@@ -402,7 +408,7 @@ def test_chinese_session_gets_chinese_summaries_progress_and_end_text(tiny_text,
     progress = [s for s in statuses if s.startswith("**训练中：**")]
     assert all("/ 6 步" in s and "每秒" in s and "训练损失" in s for s in progress)
     session, figure, status, samples, download, coach = updates[-1]
-    last = next(r for r in reversed(session.history) if isinstance(r, EvalRecord))
+    last = next(r for r in reversed(session.trained.history) if isinstance(r, EvalRecord))
     assert status.startswith("**完成。** ") and "6" in status
     assert f"最后一次验证损失为 {last.val_loss:.3f}（第 6 步" in status
     assert status.endswith("模型已就绪：试试“生成”和“注意力”标签页，或在下方下载它。")
@@ -414,7 +420,7 @@ def test_chinese_session_gets_chinese_summaries_progress_and_end_text(tiny_text,
                        "Attention tabs, or download it below.")
 
     fresh = zh()
-    loaded = train_tab.upload_bundle(fresh, session.bundle_path)[3]
+    loaded = train_tab.upload_bundle(fresh, session.trained.bundle_path)[3]
     assert loaded.startswith("**已加载**") and "已训练 6 步" in loaded and "char 分词器" in loaded
 
     _, text, chart = drain(generate_tab.generate_text(session, "First", 10, 0.8, 0, 1.0, 3))[-1]
