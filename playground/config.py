@@ -24,7 +24,7 @@ from playground.i18n import msg
 POSITIONS = ("learned", "sinusoidal", "rope", "none")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("pre", "post")
-ACTIVATIONS = ("gelu", "relu", "swiglu")
+ACTIVATIONS = ("gelu", "relu", "relu2", "swiglu")
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 RNG_STREAMS = ("separate", "nanogpt")
@@ -80,10 +80,18 @@ class ModelConfig:
     pos: str = "learned"  # learned | sinusoidal | rope | none
     norm: str = "layernorm"  # layernorm | rmsnorm
     norm_placement: str = "pre"  # pre (GPT-2 and later) | post (the 2017 paper)
-    activation: str = "gelu"  # gelu | relu | swiglu
+    activation: str = "gelu"  # gelu | relu | relu2 (squared ReLU, modded-nanogpt) | swiglu
     mlp_ratio: float = 4.0  # feed-forward width = mlp_ratio * n_embd (2/3 of it for swiglu)
     tie_weights: bool = True  # the output layer reuses the token embedding matrix
     scale_embedding: bool = False  # multiply token embeddings by sqrt(n_embd), as in the 2017 paper
+    # RMSNorm (with a learned gain) of each head's queries and keys before RoPE and the dot
+    # product, as in Qwen3 (OLMo-2 norms all heads together): the attention logits then
+    # follow the gains, not the growing size of the query and key weights
+    qk_norm: bool = False
+    # zero the projections that write into the residual stream (attention and feed-forward
+    # proj) and the output head, as modded-nanogpt does: every block starts as the identity and
+    # the first prediction is uniform. A tied head is the token embedding, so it keeps its draw
+    zero_init: bool = False
     rope_base: float = 10000.0
     norm_eps: float = 1e-5
 

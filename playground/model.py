@@ -193,6 +193,9 @@ class CausalSelfAttention(nn.Module):
         self.proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.proj.is_residual_projection = True  # scaled down at init, see GPT.__init__
         self.rotary = Rotary(cfg) if cfg.pos == "rope" else None
+        # QK-norm (Qwen3): each head's queries and keys RMS-normed over hs, before RoPE
+        self.q_norm = RMSNorm(cfg.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
+        self.k_norm = RMSNorm(cfg.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
         self.dropout = cfg.dropout
         self.resid_dropout = nn.Dropout(cfg.dropout)
 
@@ -201,9 +204,10 @@ class CausalSelfAttention(nn.Module):
         start = cache.length if cache is not None else 0
         q, k, v = self.qkv(x).split(C, dim=2)  # 3 x (B, T, C)
         q, k, v = (t.view(B, T, self.n_head, self.head_size).transpose(1, 2) for t in (q, k, v))
-        if self.rotary is not None:  # (B, nh, T, hs)
+        q, k = self.q_norm(q), self.k_norm(k)  # (B, nh, T, hs); identities without qk_norm
+        if self.rotary is not None:
             q, k = self.rotary(q, start), self.rotary(k, start)
-        if cache is not None:
+        if cache is not None:  # the cache keeps keys as attention reads them: normed, rotated
             k, v = cache.append(k, v)  # (B, nh, S, hs), S = start + T
         S = k.size(2)
         if return_attn:
@@ -239,13 +243,20 @@ class CausalSelfAttention(nn.Module):
 # Feed-forward
 
 
+class SquaredReLU(nn.Module):
+    """relu(x)², the activation of Primer (So et al., 2021) and the modded-nanogpt speedrun."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.relu(x).square()
+
+
 class MLP(nn.Module):
-    """Two linear layers with a ReLU or GELU between: widen, activate, project back."""
+    """Two linear layers with a GELU, ReLU or ReLU² between: widen, activate, project back."""
 
     def __init__(self, cfg: ModelConfig):
         super().__init__()
         self.fc = nn.Linear(cfg.n_embd, cfg.hidden_size, bias=cfg.bias)
-        self.act = nn.GELU() if cfg.activation == "gelu" else nn.ReLU()
+        self.act = {"gelu": nn.GELU, "relu": nn.ReLU, "relu2": SquaredReLU}[cfg.activation]()
         self.proj = nn.Linear(cfg.hidden_size, cfg.n_embd, bias=cfg.bias)
         self.proj.is_residual_projection = True
         self.dropout = nn.Dropout(cfg.dropout)
@@ -329,6 +340,18 @@ class GPT(nn.Module):
         for module in self.modules():
             if getattr(module, "is_residual_projection", False):
                 nn.init.normal_(module.weight, mean=0.0, std=0.02 / math.sqrt(2 * cfg.n_layer))
+        if cfg.zero_init:  # zeroed after the draws, so every other weight is drawn as without
+            self._zero_outputs()
+
+    def _zero_outputs(self) -> None:
+        """modded-nanogpt's init: each block starts as the identity (its proj writes zeros into
+        the residual stream) and an untied head predicts the uniform distribution. A tied head
+        is the token embedding, which must stay random, so it is left as drawn."""
+        outputs = [m for m in self.modules() if getattr(m, "is_residual_projection", False)]
+        if not self.config.tie_weights:
+            outputs.append(self.lm_head)
+        for module in outputs:
+            nn.init.zeros_(module.weight)  # biases are zero already
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:

@@ -136,6 +136,9 @@ def test_save_then_load_reproduces_logits_exactly(tmp_path, tokenizers, tiny_tex
     dict(pos="sinusoidal", norm="rmsnorm", activation="swiglu", bias=True),
     dict(pos="rope", norm_placement="post", activation="relu", scale_embedding=True),
     dict(pos="none", mlp_ratio=2.0, tie_weights=False, dropout=0.1),
+    dict(pos="rope", norm="rmsnorm", activation="relu2", qk_norm=True, zero_init=True,
+         tie_weights=False),
+    dict(pos="learned", norm_placement="post", qk_norm=True, bias=True, zero_init=True),
 ])
 def test_every_architecture_variant_round_trips(tmp_path, char_tok, variant):
     model = make_model(char_tok.vocab_size, **variant)

@@ -62,6 +62,21 @@ def test_cached_generation_equals_uncached_past_the_context(char_tok, pos):
     assert with_cache == without
 
 
+@pytest.mark.parametrize("switch", [dict(activation="relu2"), dict(qk_norm=True),
+                                    dict(qk_norm=True, pos="rope"),
+                                    dict(zero_init=True, tie_weights=False)],
+                         ids=["relu2", "qk_norm", "qk_norm-rope", "zero_init"])
+def test_cached_generation_equals_uncached_with_each_switch(char_tok, switch):
+    model = _model(char_tok, **switch)
+    with torch.no_grad():  # weights spread wide, so the greedy path varies (a zero head would not)
+        for p in model.parameters():
+            p.normal_(0.0, 0.3)
+    sampling = SampleConfig(max_new_tokens=60, temperature=0)
+    with_cache = [s.token_id for s in generate(model, char_tok, "To be", sampling, use_cache=True)]
+    without = [s.token_id for s in generate(model, char_tok, "To be", sampling, use_cache=False)]
+    assert with_cache == without and len(set(with_cache)) > 1
+
+
 def test_seeded_sampling_streams_the_same_text_twice(char_tok):
     model = _model(char_tok)
     sampling = SampleConfig(max_new_tokens=30, temperature=1.0, top_k=5, seed=7)

@@ -1,6 +1,9 @@
 """The model against implementations no one here wrote, and its own invariants."""
 
 
+import dataclasses
+import math
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -96,6 +99,99 @@ def test_matches_transformers_llama():
     torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
 
 
+def test_qk_norm_matches_transformers_qwen3():
+    """RoPE, RMSNorm, SwiGLU, untied, and each head's queries and keys RMS-normed before RoPE
+    (qk_norm) = Qwen3."""
+    cfg = ModelConfig(**SIZE, bias=False, pos="rope", norm="rmsnorm", norm_placement="pre",
+                      activation="swiglu", tie_weights=False, norm_eps=1e-6, mlp_ratio=3.0,
+                      qk_norm=True)
+    hf_cfg = transformers.Qwen3Config(
+        vocab_size=50, hidden_size=32, intermediate_size=cfg.hidden_size, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=4, head_dim=cfg.head_size,
+        max_position_embeddings=32, rms_norm_eps=1e-6, rope_theta=10000.0,
+        tie_word_embeddings=False, attention_bias=False, use_sliding_window=False,
+    )
+    torch.manual_seed(0)
+    hf = transformers.Qwen3ForCausalLM(hf_cfg).eval()
+    with torch.no_grad():  # random gains (q_norm and k_norm too), so a wrong or missing norm shows
+        for name, p in hf.named_parameters():
+            if "norm" in name:
+                p.uniform_(0.5, 1.5)
+    ours = GPT(cfg).eval()
+    sd = hf.state_dict()
+    mapped = {"tok_emb.weight": sd["model.embed_tokens.weight"],
+              "ln_f.weight": sd["model.norm.weight"], "lm_head.weight": sd["lm_head.weight"]}
+    for i in range(2):
+        h, b = f"model.layers.{i}.", f"blocks.{i}."
+        mapped[b + "attn.qkv.weight"] = torch.cat(
+            [sd[h + f"self_attn.{p}_proj.weight"] for p in "qkv"], dim=0)
+        mapped[b + "attn.proj.weight"] = sd[h + "self_attn.o_proj.weight"]
+        mapped[b + "attn.q_norm.weight"] = sd[h + "self_attn.q_norm.weight"]
+        mapped[b + "attn.k_norm.weight"] = sd[h + "self_attn.k_norm.weight"]
+        mapped[b + "mlp.gate.weight"] = sd[h + "mlp.gate_proj.weight"]
+        mapped[b + "mlp.up.weight"] = sd[h + "mlp.up_proj.weight"]
+        mapped[b + "mlp.proj.weight"] = sd[h + "mlp.down_proj.weight"]
+        mapped[b + "ln_1.weight"] = sd[h + "input_layernorm.weight"]
+        mapped[b + "ln_2.weight"] = sd[h + "post_attention_layernorm.weight"]
+    ours.load_state_dict(mapped, strict=True)
+    idx = _tokens()
+    with torch.no_grad():
+        expected = hf(idx).logits
+        got = ours(idx).logits
+        without = GPT(dataclasses.replace(cfg, qk_norm=False))
+        without.load_state_dict({k: v for k, v in mapped.items() if "_norm" not in k})
+        unnormed = without.eval()(idx).logits
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-4)
+    assert not torch.allclose(unnormed, expected, atol=1e-3)  # the norms do matter here
+
+
+def test_relu2_is_squared_relu():
+    """activation="relu2": the feed-forward is proj(relu(fc(x))**2), at the same width as ReLU."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(**SIZE, activation="relu2", bias=True)
+    mlp = GPT(cfg).blocks[0].mlp
+    x = torch.randn(2, 10, 32)
+    with torch.no_grad():
+        expected = mlp.proj(F.relu(mlp.fc(x)) ** 2)
+        got = mlp(x)
+    torch.testing.assert_close(got, expected, atol=0, rtol=0)
+    assert mlp.fc.out_features == ModelConfig(**SIZE, activation="relu").hidden_size == 128
+    assert not torch.allclose(got, mlp.proj(F.relu(mlp.fc(x))))
+
+
+@pytest.mark.parametrize("tie", [False, True])
+def test_zero_init_zeroes_the_output_projections_and_an_untied_head(tie):
+    """zero_init: every proj (and an untied head) is exactly zero; every other weight is drawn
+    as without it; an untied zero head predicts uniformly (loss ln V exactly); and the zeros
+    train away in a few steps."""
+    torch.manual_seed(0)
+    drawn = GPT(ModelConfig(**SIZE, tie_weights=tie, bias=True))
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**SIZE, tie_weights=tie, bias=True, zero_init=True))
+    zeroed = {n for n in dict(model.named_parameters())
+              if n.endswith(("attn.proj.weight", "mlp.proj.weight"))
+              or (n == "lm_head.weight" and not tie)}
+    assert len(zeroed) == 4 + (not tie)
+    for name, p in model.named_parameters():
+        if name in zeroed:
+            assert not p.any(), name
+        else:
+            assert torch.equal(p, dict(drawn.named_parameters())[name]), name
+    assert (model.lm_head.weight is model.tok_emb.weight) == tie
+    idx, targets = _tokens(), _tokens(seed=1)
+    logits, loss, _ = model(idx, targets)
+    if not tie:  # every logit exactly 0; ln 50 up to float32 rounding in the log-sum-exp
+        assert not logits.any()
+        torch.testing.assert_close(loss, torch.tensor(math.log(50)))
+    opt = model.configure_optimizer(0.0, 3e-3, (0.9, 0.99), "cpu")
+    for _ in range(3):  # the head moves first, then the projections behind it
+        opt.zero_grad()
+        model(idx, targets).loss.backward()
+        opt.step()
+    assert all(dict(model.named_parameters())[n].any() for n in zeroed)
+    assert model(idx, targets).loss < loss
+
+
 VARIANTS = [
     dict(pos=pos, norm=norm, norm_placement=place, activation=act, tie_weights=tie, bias=bias,
          scale_embedding=scale)
@@ -108,13 +204,35 @@ VARIANTS = [
         ("sinusoidal", "layernorm", "pre", "swiglu", True, False, False),
     ]
 ]
+# the modded-nanogpt switches: ReLU², QK-norm, zero-initialised outputs (made non-zero by
+# _model below, so the blocks do something)
+VARIANTS += [
+    dict(pos="rope", norm="rmsnorm", norm_placement="pre", activation="relu2", tie_weights=False,
+         bias=False, scale_embedding=False, qk_norm=True, zero_init=True),
+    dict(pos="learned", norm="layernorm", norm_placement="post", activation="relu2",
+         tie_weights=True, bias=True, scale_embedding=False, qk_norm=True, zero_init=False),
+    dict(pos="sinusoidal", norm="rmsnorm", norm_placement="pre", activation="gelu",
+         tie_weights=True, bias=False, scale_embedding=True, qk_norm=False, zero_init=True),
+]
+
+
+def _model(variant: dict) -> GPT:
+    """A seeded model of this variant, in eval mode. Zero-initialised weights get small random
+    values, as after a few steps of training: blocks that write zeros would pass any check."""
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(**SIZE, **variant))
+    if model.config.zero_init:
+        with torch.no_grad():
+            for p in model.parameters():
+                if not p.any():
+                    p.normal_(0.0, 0.02)
+    return model.eval()
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: "-".join(str(x) for x in v.values()))
 def test_causal_for_every_variant(variant):
     """Changing token t changes no logit before t, and does change the logit at t."""
-    torch.manual_seed(0)
-    model = GPT(ModelConfig(**SIZE, **variant)).eval()
+    model = _model(variant)
     idx = _tokens(B=1, T=20)
     t = 11
     changed = idx.clone()
@@ -125,10 +243,10 @@ def test_causal_for_every_variant(variant):
     assert not torch.allclose(a[:, t], b[:, t])
 
 
-@pytest.mark.parametrize("variant", VARIANTS[:4], ids=lambda v: v["pos"] + "-" + v["norm_placement"])
+@pytest.mark.parametrize("variant", VARIANTS[:4] + VARIANTS[6:],
+                         ids=lambda v: v["pos"] + "-" + v["norm_placement"])
 def test_explicit_attention_path_equals_sdpa(variant):
-    torch.manual_seed(0)
-    model = GPT(ModelConfig(**SIZE, **variant)).eval()
+    model = _model(variant)
     idx = _tokens(T=24)
     with torch.no_grad():
         fast = model(idx)
@@ -162,8 +280,7 @@ def test_our_attention_equals_pytorch_kernel_reference():
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v["pos"] + "-" + v["activation"])
 def test_kv_cache_logits_equal_full_forward(variant):
     """Feeding tokens through the cache (a prefill, then one by one) gives the same logits."""
-    torch.manual_seed(0)
-    model = GPT(ModelConfig(**SIZE, **variant)).eval()
+    model = _model(variant)
     idx = _tokens(B=1, T=20)
     with torch.no_grad():
         full = model(idx).logits
@@ -175,9 +292,10 @@ def test_kv_cache_logits_equal_full_forward(variant):
     torch.testing.assert_close(torch.cat(pieces, dim=1), full, atol=1e-5, rtol=1e-5)
 
 
-def test_attention_weights_through_cache_cover_all_past_keys():
+@pytest.mark.parametrize("variant", [{}, dict(pos="rope", qk_norm=True)], ids=["plain", "qk_norm"])
+def test_attention_weights_through_cache_cover_all_past_keys(variant):
     torch.manual_seed(0)
-    model = GPT(ModelConfig(**SIZE)).eval()
+    model = GPT(ModelConfig(**SIZE, **variant)).eval()
     idx = _tokens(B=1, T=6)
     with torch.no_grad():
         full = model(idx, return_attn=True).attn

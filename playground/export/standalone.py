@@ -258,25 +258,38 @@ class CausalSelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)
         self.proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.rotary = Rotary(cfg) if cfg.pos == "rope" else None
+        # QK-norm (Qwen3): each head's queries and keys RMS-normed before RoPE (older bundles
+        # have no qk_norm setting: they were made without it)
+        qk_norm = getattr(cfg, "qk_norm", False)
+        self.q_norm = RMSNorm(self.head_size, cfg.norm_eps) if qk_norm else nn.Identity()
+        self.k_norm = RMSNorm(self.head_size, cfg.norm_eps) if qk_norm else nn.Identity()
 
     def forward(self, x):
         B, T, C = x.shape
         q, k, v = self.qkv(x).split(C, dim=2)  # 3 x (B, T, C)
         q, k, v = (t.view(B, T, self.n_head, self.head_size).transpose(1, 2) for t in (q, k, v))
-        if self.rotary is not None:  # (B, nh, T, hs)
+        q, k = self.q_norm(q), self.k_norm(k)  # (B, nh, T, hs)
+        if self.rotary is not None:
             q, k = self.rotary(q), self.rotary(k)
         y = F.scaled_dot_product_attention(q, k, v, is_causal=T > 1)  # (B, nh, T, hs)
         y = y.transpose(1, 2).contiguous().view(B, T, C)  # heads side by side again
         return self.proj(y)
 
 
+class SquaredReLU(nn.Module):
+    """relu(x)², the activation of Primer and the modded-nanogpt speedrun."""
+
+    def forward(self, x):
+        return F.relu(x).square()
+
+
 class MLP(nn.Module):
-    """Widen, apply GELU or ReLU, project back."""
+    """Widen, apply GELU, ReLU or ReLU², project back."""
 
     def __init__(self, cfg, hidden: int):
         super().__init__()
         self.fc = nn.Linear(cfg.n_embd, hidden, bias=cfg.bias)
-        self.act = nn.GELU() if cfg.activation == "gelu" else nn.ReLU()
+        self.act = {"gelu": nn.GELU, "relu": nn.ReLU, "relu2": SquaredReLU}[cfg.activation]()
         self.proj = nn.Linear(hidden, cfg.n_embd, bias=cfg.bias)
 
     def forward(self, x):
@@ -358,6 +371,7 @@ def load_bundle(path: str, device: str = "cpu"):
         meta = json.loads(zf.read("meta.json"))
         if meta.get("format") != "transformer-playground-bundle":
             raise ValueError(f"{path} is not a Transformer Playground bundle.")
+        # every setting the model was built with (zero_init says only how training began)
         cfg = SimpleNamespace(**json.loads(zf.read("model_config.json")))
         tokenizer = load_tokenizer(json.loads(zf.read("tokenizer.json")))
         weights = zf.read("model.safetensors")

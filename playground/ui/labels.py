@@ -17,7 +17,7 @@ from __future__ import annotations
 SETTING_FIELDS = (
     "vocab_size", "block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
     "norm_placement", "activation", "dropout", "bias", "tie_weights", "scale_embedding",
-    "rope_base", "norm_eps",
+    "qk_norm", "zero_init", "rope_base", "norm_eps",
     "max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
     "weight_decay", "beta1", "beta2", "grad_clip", "label_smoothing", "eval_interval",
     "eval_iters", "sample_tokens", "val_fraction", "seed", "rng_stream", "device", "dtype", "compile", "threads",
@@ -86,8 +86,8 @@ EN: dict[str, str] = {
     "info_norm_placement": "Normalise before each sub-layer (pre, modern) or after it (post, "
                            "2017 paper).",
     "label_activation": "activation",
-    "info_activation": "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), SwiGLU "
-                       "(Llama).",
+    "info_activation": "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), ReLU² "
+                       "(relu2: ReLU squared, the modded-nanogpt speedrun), SwiGLU (Llama).",
     "label_dropout": "dropout",
     "info_dropout": "Randomly zero this share of activations while training; helps against "
                     "overfitting.",
@@ -97,6 +97,13 @@ EN: dict[str, str] = {
     "info_tie_weights": "The output layer reuses the input embedding matrix (fewer parameters).",
     "label_scale_embedding": "scale embeddings (scale_embedding)",
     "info_scale_embedding": "Multiply token embeddings by sqrt(n_embd), as the 2017 paper did.",
+    "label_qk_norm": "normalise queries and keys (qk_norm)",
+    "info_qk_norm": "RMS-normalise each head's queries and keys before attention (Qwen3); keeps "
+                    "attention scores from growing with the weights.",
+    "label_zero_init": "zero-initialised outputs (zero_init)",
+    "info_zero_init": "Start every block's output projection at zero, and the output layer too "
+                      "when it is not tied (modded-nanogpt): each block starts by passing its "
+                      "input through.",
     "label_rope_base": "RoPE base (rope_base)",
     "info_rope_base": "RoPE's base frequency; larger values suit longer contexts.",
     "label_norm_eps": "norm epsilon (norm_eps)",
@@ -344,7 +351,8 @@ ZH_CN: dict[str, str] = {
     "label_norm_placement": "归一化位置 (norm_placement)",
     "info_norm_placement": "在每个子层之前归一化（pre，现代做法）或之后（post，2017 年论文）。",
     "label_activation": "激活函数 (activation)",
-    "info_activation": "前馈层的非线性函数：GELU（GPT-2）、ReLU（2017）、SwiGLU（Llama）。",
+    "info_activation": "前馈层的非线性函数：GELU（GPT-2）、ReLU（2017）、ReLU²（relu2：ReLU 的平方，"
+                       "modded-nanogpt 速通所用）、SwiGLU（Llama）。",
     "label_dropout": "丢弃率 (dropout)",
     "info_dropout": "训练时随机把这一比例的激活置零；有助于防止过拟合。",
     "label_bias": "偏置 (bias)",
@@ -353,6 +361,11 @@ ZH_CN: dict[str, str] = {
     "info_tie_weights": "输出层复用输入的嵌入矩阵（参数更少）。",
     "label_scale_embedding": "缩放嵌入 (scale_embedding)",
     "info_scale_embedding": "像 2017 年论文那样，把词元嵌入乘以 sqrt(n_embd)。",
+    "label_qk_norm": "归一化查询和键 (qk_norm)",
+    "info_qk_norm": "在注意力之前，对每个头的查询和键做 RMS 归一化（Qwen3）；让注意力分数不随权重变大而膨胀。",
+    "label_zero_init": "输出层零初始化 (zero_init)",
+    "info_zero_init": "把每个块的输出投影初始化为零，输出层未共享时也置零（modded-nanogpt）："
+                      "每个块一开始只是把输入原样传下去。",
     "label_rope_base": "RoPE 基数 (rope_base)",
     "info_rope_base": "RoPE 的基础频率；越大越适合更长的上下文。",
     "label_norm_eps": "归一化 epsilon (norm_eps)",

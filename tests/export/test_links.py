@@ -27,6 +27,17 @@ def test_the_frozen_v1_defaults_are_todays_defaults():
     assert set(KEYS) == (model_and_train - {"vocab_size"}) | {"corpus", "tokenizer", "vocab_size", *SAMPLING_KEYS}
 
 
+def test_a_link_made_before_the_newer_switches_opens_the_same_run():
+    """Links from before qk_norm and zero_init existed lack them: they read as off, as then."""
+    shared = decode_settings("?v=1&n_layer=2&pos=rope&activation=relu")
+    model = shared.model_config(vocab_size=65)
+    assert (model.qk_norm, model.zero_init) == (False, False)
+    assert model == ModelConfig(vocab_size=65, n_layer=2, pos="rope", activation="relu")
+    on = encode_settings({"qk_norm": True, "zero_init": True, "activation": "relu2"})
+    assert on == "v=1&activation=relu2&qk_norm=1&zero_init=1"
+    assert decode_settings(on).model_config(65).qk_norm is True
+
+
 def test_defaults_make_the_shortest_link_and_read_back_as_defaults():
     assert encode_settings({}) == "v=1"
     assert encode_settings(DEFAULTS_V1) == "v=1"
@@ -152,9 +163,11 @@ def valid_settings(draw):
         "pos": st.sampled_from(["learned", "sinusoidal", "rope", "none"]),
         "norm": st.sampled_from(["layernorm", "rmsnorm"]),
         "norm_placement": st.sampled_from(["pre", "post"]),
-        "activation": st.sampled_from(["gelu", "relu", "swiglu"]),
+        "activation": st.sampled_from(["gelu", "relu", "relu2", "swiglu"]),
         "mlp_ratio": st.floats(0.25, 64.0),
         "tie_weights": st.booleans(),
+        "qk_norm": st.booleans(),
+        "zero_init": st.booleans(),
         "max_steps": st.integers(1, 10_000_000),
         "batch_size": st.integers(1, 100).map(lambda b: b * grad_accum),
         "grad_accum": st.just(grad_accum),

@@ -131,7 +131,7 @@ def test_coerce_and_alternatives():
     assert coerce("mlp_ratio", 3) == 3.0 and isinstance(coerce("mlp_ratio", 3), float)
     r = run("a", norm_placement="post")
     assert alternatives(r, "norm_placement") == ["pre"]
-    assert alternatives(r, "activation") == ["relu", "swiglu"]
+    assert alternatives(r, "activation") == ["relu", "relu2", "swiglu"]
     assert alternatives(r, "tie_weights") == [False]
     assert alternatives(r, "lr") == []
     assert set(ABLATIONS) <= set(ModelConfig.__dataclass_fields__) | set(TrainConfig.__dataclass_fields__)
@@ -194,8 +194,8 @@ _RUN = RunRecord.create("base", ModelConfig(pos="rope"), TrainConfig(), "char", 
      "vocab_size follows the tokenizer: train another tokenizer to change it.", ("vocab_size",)),
     (lambda: one_change(_RUN, "colour", "blue"),
      "There is no setting called 'colour'; pick one of pos, norm_placement, norm, activation, dropout, "
-     "bias, tie_weights, scale_embedding, n_layer, n_head, n_embd, block_size, lr, seed (or any model "
-     "or training setting).", ("'colour'", "pos, norm_placement")),
+     "bias, tie_weights, scale_embedding, qk_norm, zero_init, n_layer, n_head, n_embd, block_size, "
+     "lr, seed (or any model or training setting).", ("'colour'", "pos, norm_placement")),
     (lambda: one_change(_RUN, "pos", "rope"),
      "This run already has pos='rope'; pick another value to see its effect.", ("pos='rope'",)),
     (lambda: one_change(_RUN, "bias", "maybe"), "bias is on or off (true or false), got 'maybe'.",
