@@ -28,10 +28,12 @@ ACTIVATIONS = ("gelu", "relu", "relu2", "swiglu")
 DEVICES = ("auto", "cpu", "cuda", "mps")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 RNG_STREAMS = ("separate", "nanogpt")
+OPTIMIZERS = ("adamw", "muon")
 # every setting that takes one of a few words: the CLI's choices and the page's menus
 CHOICES: dict[str, tuple[str, ...]] = {
     "pos": POSITIONS, "norm": NORMS, "norm_placement": NORM_PLACEMENTS,
     "activation": ACTIVATIONS, "device": DEVICES, "dtype": DTYPES, "rng_stream": RNG_STREAMS,
+    "optimizer": OPTIMIZERS,
 }
 
 
@@ -155,6 +157,14 @@ class TrainConfig:
     beta1: float = 0.9
     beta2: float = 0.99  # 0.99 instead of 0.999: each step sees few tokens
     grad_clip: float = 1.0  # 0 turns clipping off
+    # adamw: AdamW for every weight (nanoGPT). muon: Muon for the 2-D matrices inside the
+    # blocks (attention and feed-forward), AdamW at lr for the embeddings, head, norms, biases
+    optimizer: str = "adamw"
+    # Muon's peak learning rate: Muon steps each matrix by an orthogonalised direction of fixed
+    # size, so its rate is a different unit from AdamW's and ~10x larger; the schedule scales
+    # it by the same factor as lr (warmup, cosine to min_lr / lr of it)
+    muon_lr: float = 0.02
+    muon_momentum: float = 0.95  # Muon's momentum (Nesterov); AdamW keeps beta1 and beta2
     label_smoothing: float = 0.0
     eval_interval: int = 250  # steps between evaluations of train and validation loss
     eval_iters: int = 20  # batches averaged per evaluation
@@ -183,6 +193,9 @@ class TrainConfig:
         _check_float("beta1", self.beta1, 0.0, 0.9999)
         _check_float("beta2", self.beta2, 0.0, 0.99999)
         _check_float("grad_clip", self.grad_clip, 0.0, 1e6)
+        _check_choice("optimizer", self.optimizer, OPTIMIZERS)
+        _check_float("muon_lr", self.muon_lr, 1e-8, 10.0)
+        _check_float("muon_momentum", self.muon_momentum, 0.0, 0.9999)
         _check_float("label_smoothing", self.label_smoothing, 0.0, 0.9)
         _check_int("eval_interval", self.eval_interval, 1, 10_000_000)
         _check_int("eval_iters", self.eval_iters, 1, 10_000)

@@ -412,9 +412,14 @@ class GPT(nn.Module):
             n -= self.pos_emb.weight.numel()
         return n
 
-    def configure_optimizer(self, weight_decay: float, lr: float, betas, device_type: str):
-        """AdamW with weight decay on matrices only: never on norms' gains or biases."""
-        params = [p for p in self.parameters() if p.requires_grad]
+    def configure_optimizer(self, weight_decay: float, lr: float, betas, device_type: str,
+                            params=None):
+        """AdamW with weight decay on matrices only: never on norms' gains or biases.
+
+        ``params`` (default: every trainable weight) is the subset Muon leaves to AdamW
+        (``playground.optim``).
+        """
+        params = [p for p in (self.parameters() if params is None else params) if p.requires_grad]
         groups = [
             {"params": [p for p in params if p.dim() >= 2], "weight_decay": weight_decay},
             {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0},

@@ -5,7 +5,8 @@ first step, every ``eval_interval`` steps and at the end, and one ``EndRecord`` 
 prints or plots: the CLI prints the records, the app plots them, the tests assert on them.
 
 The recipe is nanoGPT's: random windows of ``block_size + 1`` tokens drawn with a seeded
-generator, AdamW with weight decay on matrices only, linear warmup then cosine decay to
+generator, AdamW with weight decay on matrices only (or Muon for the blocks' matrices:
+``TrainConfig.optimizer``, ``playground.optim``), linear warmup then cosine decay to
 ``min_lr``, gradient clipping, optional gradient accumulation, label smoothing and mixed
 precision. A seed makes a CPU run repeatable exactly, and ``state_dict`` holds everything
 needed to resume a run so that N steps, a save and M more steps equal N + M steps straight.
@@ -56,6 +57,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 import torch
 
 from playground.config import ConfigError, SampleConfig, TrainConfig
+from playground.optim import build_optimizer, set_lr
 from playground.runtime.device import autocast_context
 from playground.runtime.execution import place_model
 from playground.insight.baselines import bits_per_char  # noqa: F401  (also part of this module's API)
@@ -309,8 +311,7 @@ class Trainer:
         self.micro_batch = config.batch_size // config.grad_accum
         self._positions = torch.arange(self.block_size + 1, device=self.device)  # (T + 1,)
 
-        self.optimizer = model.configure_optimizer(
-            config.weight_decay, config.lr, (config.beta1, config.beta2), self.device.type)
+        self.optimizer = build_optimizer(model, config, self.device.type)  # AdamW, or Muon + AdamW
         # fp16 needs its loss scaled so small gradients survive; bf16 and fp32 do not
         self.scaler = torch.amp.GradScaler(self.device.type) if self.dtype == torch.float16 else None
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
@@ -411,8 +412,7 @@ class Trainer:
         cfg, opt = self.config, self.optimizer
         t0 = time.perf_counter()
         lr = lr_at(self.step, cfg)
-        for group in opt.param_groups:
-            group["lr"] = lr
+        set_lr(opt, lr, cfg)  # Muon's groups: muon_lr scaled alike
         x, y = self._gather(self.train_ids, self._next_batch_starts())  # (B / N, T) each
         self._next_starts = None
         total = None

@@ -54,6 +54,12 @@ CASES = [
      ["ModelConfig", "aa, zz"]),
     (lambda: replace(TrainConfig(), dtype="fp8"),
      "dtype must be one of auto, float32, bfloat16, float16; got 'fp8'.", ["dtype", "'fp8'"]),
+    (lambda: TrainConfig(optimizer="sgd"), "optimizer must be one of adamw, muon; got 'sgd'.",
+     ["optimizer", "adamw, muon", "'sgd'"]),
+    (lambda: TrainConfig(optimizer="muon", muon_lr=20.0),
+     "muon_lr must be between 1e-08 and 10, got 20.", ["muon_lr", "1e-08", "10", "20"]),
+    (lambda: TrainConfig(muon_momentum=1.0),
+     "muon_momentum must be between 0 and 0.9999, got 1.", ["muon_momentum", "0.9999"]),
 ]
 
 

@@ -59,7 +59,8 @@ DEFAULTS_V1: dict[str, Any] = {
     "norm_eps": 1e-05, "qk_norm": False, "zero_init": False,  # added later, at these defaults
     "max_steps": 2000, "batch_size": 12, "grad_accum": 1, "lr": 0.001, "min_lr": 0.0001,
     "warmup_steps": 100, "lr_decay_steps": 0, "weight_decay": 0.1, "beta1": 0.9, "beta2": 0.99,
-    "grad_clip": 1.0, "label_smoothing": 0.0, "eval_interval": 250, "eval_iters": 20,
+    "grad_clip": 1.0, "optimizer": "adamw", "muon_lr": 0.02, "muon_momentum": 0.95,  # added later
+    "label_smoothing": 0.0, "eval_interval": 250, "eval_iters": 20,
     "sample_tokens": 0, "val_fraction": 0.1, "seed": 1337, "rng_stream": "separate", "device": "auto", "dtype": "auto",
     "compile": False, "threads": 0,
     "prompt": "ROMEO:", "max_new_tokens": 300, "temperature": 0.8, "top_k": 0, "top_p": 1.0,

@@ -19,7 +19,8 @@ SETTING_FIELDS = (
     "norm_placement", "activation", "dropout", "bias", "tie_weights", "scale_embedding",
     "qk_norm", "zero_init", "rope_base", "norm_eps",
     "max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
-    "weight_decay", "beta1", "beta2", "grad_clip", "label_smoothing", "eval_interval",
+    "weight_decay", "beta1", "beta2", "grad_clip", "optimizer", "muon_lr", "muon_momentum",
+    "label_smoothing", "eval_interval",
     "eval_iters", "sample_tokens", "val_fraction", "seed", "rng_stream", "device", "dtype", "compile", "threads",
 )
 
@@ -130,6 +131,15 @@ EN: dict[str, str] = {
     "info_beta2": "AdamW's memory of squared gradients.",
     "label_grad_clip": "gradient clipping (grad_clip)",
     "info_grad_clip": "Clip the gradient norm to this to avoid blow-ups; 0 turns it off.",
+    "label_optimizer": "optimiser (optimizer)",
+    "info_optimizer": "adamw: AdamW for every weight (nanoGPT). muon: Muon for the blocks' "
+                      "weight matrices, AdamW for embeddings, head and norms; often learns "
+                      "faster per step.",
+    "label_muon_lr": "Muon learning rate (muon_lr)",
+    "info_muon_lr": "Muon's peak learning rate, for the blocks' matrices; about 10x AdamW's. "
+                    "Warmup and decay scale it like lr.",
+    "label_muon_momentum": "Muon momentum (muon_momentum)",
+    "info_muon_momentum": "How much of the past gradients Muon's steps follow.",
     "label_label_smoothing": "label smoothing (label_smoothing)",
     "info_label_smoothing": "Spread this share of the target probability over all tokens.",
     "label_eval_interval": "evaluation interval (eval_interval)",
@@ -390,6 +400,13 @@ ZH_CN: dict[str, str] = {
     "info_beta1": "AdamW 的动量：保留多少最近的梯度。",
     "label_beta2": "beta2",
     "info_beta2": "AdamW 对梯度平方的记忆。",
+    "label_optimizer": "优化器 (optimizer)",
+    "info_optimizer": "adamw：所有权重都用 AdamW（nanoGPT）。muon：块里的权重矩阵用 Muon，"
+                      "嵌入、输出层和归一化用 AdamW；每步往往学得更快。",
+    "label_muon_lr": "Muon 学习率 (muon_lr)",
+    "info_muon_lr": "Muon 的峰值学习率，用于块里的矩阵；约为 AdamW 的 10 倍。预热和衰减像 lr 一样缩放它。",
+    "label_muon_momentum": "Muon 动量 (muon_momentum)",
+    "info_muon_momentum": "Muon 的每一步在多大程度上沿用过去的梯度。",
     "label_grad_clip": "梯度裁剪 (grad_clip)",
     "info_grad_clip": "把梯度范数裁剪到这个值以防爆炸；0 表示关闭。",
     "label_label_smoothing": "标签平滑 (label_smoothing)",

@@ -71,7 +71,7 @@ SECTIONS = {
                               "rope_base", "norm_eps"),
     "Optimisation": ("max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps",
                      "lr_decay_steps", "weight_decay", "beta1", "beta2", "grad_clip",
-                     "label_smoothing"),
+                     "optimizer", "muon_lr", "muon_momentum", "label_smoothing"),
     "Evaluation, data split, device": ("eval_interval", "eval_iters", "sample_tokens",
                                        "val_fraction", "seed", "rng_stream", "threads", "device", "dtype",
                                        "compile"),

@@ -1,0 +1,95 @@
+"""The optimisers a run can use: AdamW for every weight, or Muon for the hidden matrices.
+
+``TrainConfig.optimizer`` picks one. "adamw" is nanoGPT's recipe (``GPT.configure_optimizer``).
+"muon" gives the 2-D weight matrices inside the blocks (attention ``qkv`` and ``proj``, the
+MLP's matrices) to ``torch.optim.Muon``, which orthogonalises each matrix's momentum before
+stepping, and everything else (the token embedding, a learned position table, the output head
+even when untied, norms and biases) to AdamW, as Muon's authors prescribe. Each keeps its own
+peak learning rate (``muon_lr`` and ``lr``); the warmup and cosine schedule scales both alike.
+
+>>> from playground.config import ModelConfig, TrainConfig
+>>> from playground.model import GPT
+>>> model = GPT(ModelConfig(vocab_size=8, block_size=8, n_layer=1, n_head=2, n_embd=16))
+>>> hidden = {id(p) for p in hidden_matrices(model)}
+>>> [name for name, p in model.named_parameters() if id(p) in hidden]
+['blocks.0.attn.qkv.weight', 'blocks.0.attn.proj.weight', 'blocks.0.mlp.fc.weight', 'blocks.0.mlp.proj.weight']
+>>> opt = build_optimizer(model, TrainConfig(optimizer="muon", lr=1e-3, muon_lr=0.02), "cpu")
+>>> set_lr(opt, 5e-4, TrainConfig(optimizer="muon", lr=1e-3, muon_lr=0.02))  # half the peak
+>>> [group["lr"] for group in opt.muon.param_groups], opt.adamw.param_groups[0]["lr"]
+([0.01], 0.0005)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from playground.config import TrainConfig
+
+
+def hidden_matrices(model: torch.nn.Module) -> list[torch.nn.Parameter]:
+    """The 2-D weights inside the Transformer blocks: what Muon is made for.
+
+    The embeddings and the head are matrices too, but they map tokens to vectors and back
+    rather than vectors to vectors, and Muon's orthogonalised steps do not suit them.
+    """
+    return [p for p in model.blocks.parameters() if p.requires_grad and p.dim() == 2]
+
+
+class MuonAdamW:
+    """Muon for the hidden matrices and AdamW for the rest, stepped as one optimiser.
+
+    It has what the trainer and ``torch.amp.GradScaler`` use of an optimiser: ``param_groups``
+    (AdamW's, then Muon's), ``step``, ``zero_grad``, ``state_dict`` and ``load_state_dict``.
+    """
+
+    def __init__(self, muon: torch.optim.Muon, adamw: torch.optim.AdamW):
+        self.muon, self.adamw = muon, adamw
+
+    @property
+    def param_groups(self) -> list[dict[str, Any]]:
+        return self.adamw.param_groups + self.muon.param_groups
+
+    def step(self) -> None:
+        self.adamw.step()
+        self.muon.step()
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        self.adamw.zero_grad(set_to_none=set_to_none)
+        self.muon.zero_grad(set_to_none=set_to_none)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"adamw": self.adamw.state_dict(), "muon": self.muon.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.adamw.load_state_dict(state["adamw"])
+        self.muon.load_state_dict(state["muon"])
+
+
+def build_optimizer(model: torch.nn.Module, config: TrainConfig,
+                    device_type: str) -> torch.optim.AdamW | MuonAdamW:
+    """The optimiser ``config.optimizer`` names, at the peak learning rates."""
+    betas = (config.beta1, config.beta2)
+    if config.optimizer == "adamw":
+        return model.configure_optimizer(config.weight_decay, config.lr, betas, device_type)
+    hidden = hidden_matrices(model)
+    hidden_ids = {id(p) for p in hidden}
+    rest = [p for p in model.parameters() if p.requires_grad and id(p) not in hidden_ids]
+    muon = torch.optim.Muon(hidden, lr=config.muon_lr, weight_decay=config.weight_decay,
+                            momentum=config.muon_momentum)
+    adamw = model.configure_optimizer(config.weight_decay, config.lr, betas, device_type,
+                                      params=rest)
+    return MuonAdamW(muon, adamw)
+
+
+def set_lr(optimizer: torch.optim.AdamW | MuonAdamW, lr: float, config: TrainConfig) -> None:
+    """Set this step's learning rate ``lr`` (from the schedule, ``train.lr_at``).
+
+    AdamW's groups take ``lr`` itself; Muon's take ``muon_lr`` scaled by the same factor
+    (``lr / config.lr``), so warmup and decay shape both alike.
+    """
+    muon_groups = optimizer.muon.param_groups if isinstance(optimizer, MuonAdamW) else []
+    muon_lr = config.muon_lr * lr / config.lr
+    for group in optimizer.param_groups:
+        group["lr"] = muon_lr if any(group is g for g in muon_groups) else lr

@@ -1,0 +1,183 @@
+"""The optimisers: Muon + AdamW against torch's own, the parameter split, resuming, learning."""
+
+import pytest
+import torch
+
+from playground.checkpoint import load_bundle, save_bundle
+from playground.config import ModelConfig, TrainConfig
+from playground.model import GPT
+from playground.optim import MuonAdamW, build_optimizer, hidden_matrices, set_lr
+from playground.tokenizer import train_tokenizer
+from playground.train import EvalRecord, StepRecord, Trainer, lr_at, prepare_data
+
+VOCAB, BLOCK = 16, 16
+
+
+def tiny_model(seed=0, **changes) -> GPT:
+    torch.manual_seed(seed)
+    cfg = dict(vocab_size=VOCAB, block_size=BLOCK, n_layer=2, n_head=2, n_embd=16)
+    return GPT(ModelConfig(**{**cfg, **changes}))
+
+
+def muon_config(**changes) -> TrainConfig:
+    cfg = dict(optimizer="muon", max_steps=12, batch_size=4, lr=1e-2, min_lr=1e-3, muon_lr=0.05,
+               warmup_steps=2, eval_interval=5, eval_iters=2, device="cpu", dtype="float32")
+    return TrainConfig(**{**cfg, **changes})
+
+
+def token_stream(n=600, seed=0) -> torch.Tensor:
+    """Ids with structure to learn: mostly counting upwards, with random jumps."""
+    g = torch.Generator().manual_seed(seed)
+    jumps = torch.randint(VOCAB, (n,), generator=g) * (torch.rand(n, generator=g) < 0.2)
+    return (torch.arange(n) + jumps.cumsum(0)) % VOCAB
+
+
+def step_losses(records) -> list[float]:
+    return [r.loss for r in records if isinstance(r, StepRecord)]
+
+
+def assert_same_weights(a: torch.nn.Module, b: torch.nn.Module) -> None:
+    for (name, x), y in zip(a.state_dict().items(), b.state_dict().values()):
+        assert torch.equal(x, y), name
+
+
+# ---------------------------------------------------------------------------------------------
+# Which weights Muon gets
+
+
+@pytest.mark.parametrize("changes", [
+    dict(),
+    dict(tie_weights=False, bias=True),
+    dict(tie_weights=False, activation="swiglu", norm="rmsnorm", pos="rope"),
+])
+def test_muon_gets_exactly_the_blocks_matrices(changes):
+    model = tiny_model(**changes)
+    mlp = ("gate", "up", "proj") if changes.get("activation") == "swiglu" else ("fc", "proj")
+    expected = {f"blocks.{i}.{part}.weight" for i in range(2)
+                for part in ("attn.qkv", "attn.proj", *(f"mlp.{m}" for m in mlp))}
+    opt = build_optimizer(model, muon_config(), "cpu")
+    assert isinstance(opt, MuonAdamW)
+    names = {id(p): name for name, p in model.named_parameters()}
+    muon = {names[id(p)] for g in opt.muon.param_groups for p in g["params"]}
+    adamw = [names[id(p)] for g in opt.adamw.param_groups for p in g["params"]]
+    assert muon == expected == {names[id(p)] for p in hidden_matrices(model)}
+    # everything else, embeddings and head (tied or not) and norms and biases, goes to AdamW once
+    assert sorted(adamw) == sorted(set(names.values()) - expected)
+    assert "tok_emb.weight" in adamw
+    assert ("lm_head.weight" in adamw) == (not model.config.tie_weights)  # tied: one tensor
+    assert ("pos_emb.weight" in adamw) == (model.config.pos == "learned")
+
+
+def test_adamw_stays_the_one_plain_optimiser_it_was():
+    model = tiny_model()
+    opt = build_optimizer(model, TrainConfig(), "cpu")
+    assert type(opt) is torch.optim.AdamW
+    assert sum(len(g["params"]) for g in opt.param_groups) == len(list(model.parameters()))
+
+
+# ---------------------------------------------------------------------------------------------
+# The same steps as torch.optim.Muon and torch.optim.AdamW used directly
+
+
+def _reference(model: GPT, cfg: TrainConfig):
+    """torch's Muon on the 2-D block weights and torch's AdamW on the rest, written out here
+    (AdamW fused as ours is: the loop rounds differently, by ~1e-9 a step)."""
+    blocks = {id(p) for p in model.blocks.parameters()}
+    hidden = [p for p in model.blocks.parameters() if p.dim() == 2]
+    rest = [p for p in model.parameters() if id(p) not in blocks or p.dim() != 2]
+    muon = torch.optim.Muon(hidden, lr=cfg.muon_lr, weight_decay=cfg.weight_decay,
+                            momentum=cfg.muon_momentum, nesterov=True)
+    adamw = torch.optim.AdamW(
+        [{"params": [p for p in rest if p.dim() >= 2], "weight_decay": cfg.weight_decay},
+         {"params": [p for p in rest if p.dim() < 2], "weight_decay": 0.0}],
+        lr=cfg.lr, betas=(cfg.beta1, cfg.beta2), fused=True)
+    return muon, adamw
+
+
+def test_muon_steps_equal_torch_muon_and_adamw_used_directly():
+    cfg = muon_config(weight_decay=0.1)
+    ours_model, ref_model = tiny_model(tie_weights=False, bias=True), tiny_model(tie_weights=False, bias=True)
+    ours = build_optimizer(ours_model, cfg, "cpu")
+    ref_muon, ref_adamw = _reference(ref_model, cfg)
+    ids = token_stream()
+    for step in range(6):
+        batch = ids[step * 40:step * 40 + 4 * (BLOCK + 1)].view(4, BLOCK + 1)
+        lr = lr_at(step, cfg)
+        set_lr(ours, lr, cfg)
+        for g in ref_muon.param_groups:
+            g["lr"] = cfg.muon_lr * lr / cfg.lr  # the schedule's factor on Muon's own peak
+        for g in ref_adamw.param_groups:
+            g["lr"] = lr
+        for model, opts in ((ours_model, [ours]), (ref_model, [ref_muon, ref_adamw])):
+            model(batch[:, :-1], batch[:, 1:]).loss.backward()
+            for opt in opts:
+                opt.step()
+                opt.zero_grad(set_to_none=True)
+    changed = False
+    for (name, a), b in zip(ours_model.named_parameters(), ref_model.parameters()):
+        # exactly: a rounding difference in AdamW's part would grow through Muon's bf16 steps
+        assert torch.equal(a, b), name
+        changed |= name.startswith("blocks")
+    assert changed
+    assert [g["lr"] for g in ours.muon.param_groups] == [cfg.muon_lr * lr_at(5, cfg) / cfg.lr]
+
+
+def test_the_trainer_schedules_both_learning_rates_alike():
+    ids = token_stream()
+    cfg = muon_config(max_steps=4)
+    trainer = Trainer(tiny_model(), ids[:500], ids[500:], cfg)
+    records = [r for r in trainer.run() if isinstance(r, StepRecord)]
+    last = records[-1].lr
+    assert last == lr_at(3, cfg) and last < cfg.lr
+    assert [g["lr"] for g in trainer.optimizer.muon.param_groups] == [cfg.muon_lr * last / cfg.lr]
+    assert {g["lr"] for g in trainer.optimizer.adamw.param_groups} == {last}
+
+
+# ---------------------------------------------------------------------------------------------
+# Training with Muon: it learns, in every precision, and resumes exactly
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_a_muon_run_lowers_the_loss(dtype):
+    ids = token_stream()
+    trainer = Trainer(tiny_model(), ids[:500], ids[500:], muon_config(max_steps=30, dtype=dtype))
+    records = list(trainer.run())
+    evals = [r for r in records if isinstance(r, EvalRecord)]
+    assert records[-1].reason == "done"
+    assert evals[-1].val_loss < evals[0].val_loss - 0.3
+    assert ("scaler" in trainer.state_dict()) == (dtype == "float16")  # fp16 scales its loss
+
+
+def test_a_muon_run_resumed_from_a_bundle_equals_one_straight_run(tmp_path):
+    text = "the quick brown fox jumps over the lazy dog. " * 30
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, 0.2, block_size=BLOCK)
+    cfg = muon_config(max_steps=14, eval_interval=4)
+
+    def model():
+        return tiny_model(0, vocab_size=tok.vocab_size, dropout=0.1, tie_weights=False)
+
+    straight_model = model()
+    straight = list(Trainer(straight_model, train_ids, val_ids, cfg).run())
+
+    first = Trainer(model(), train_ids, val_ids, cfg)
+    head = list(first.run(max_steps=8))
+    saved = first.state_dict()["optimizer"]
+    path = save_bundle(tmp_path / "run.zip", first.model, tok, cfg, first.history, first.state_dict())
+    torch.manual_seed(123)  # whatever happened in between must not matter
+    bundle = load_bundle(path)
+    loaded = bundle.trainer_state["optimizer"]
+    assert loaded.keys() == {"adamw", "muon"}
+    assert loaded["muon"]["param_groups"] == saved["muon"]["param_groups"]
+    for i, per_param in saved["muon"]["state"].items():
+        assert torch.equal(loaded["muon"]["state"][i]["momentum_buffer"], per_param["momentum_buffer"])
+    resumed = Trainer(bundle.model, train_ids, val_ids, bundle.train_config)
+    resumed.load_state_dict(bundle.trainer_state)
+    tail = list(resumed.run())
+
+    assert resumed.step == 14 and tail[-1].reason == "done"
+    assert step_losses(head) + step_losses(tail) == step_losses(straight)
+    straight_evals = [(r.step, r.val_loss) for r in straight if isinstance(r, EvalRecord)]
+    resumed_evals = [(r.step, r.val_loss) for r in head + tail if isinstance(r, EvalRecord)]
+    assert resumed_evals == straight_evals
+    assert_same_weights(bundle.model, straight_model)
