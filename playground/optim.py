@@ -25,7 +25,8 @@ from typing import Any
 
 import torch
 
-from playground.config import TrainConfig
+from playground.config import ConfigError, TrainConfig
+from playground.i18n import msg
 
 
 def hidden_matrices(model: torch.nn.Module) -> list[torch.nn.Parameter]:
@@ -81,6 +82,28 @@ def build_optimizer(model: torch.nn.Module, config: TrainConfig,
     adamw = model.configure_optimizer(config.weight_decay, config.lr, betas, device_type,
                                       params=rest)
     return MuonAdamW(muon, adamw)
+
+
+def load_optimizer_state(optimizer: torch.optim.AdamW | MuonAdamW, state: dict[str, Any],
+                         config: TrainConfig) -> None:
+    """Continue from a saved ``state_dict()``, refusing one of the other optimiser in plain words.
+
+    >>> from playground.model import GPT
+    >>> from playground.config import ModelConfig
+    >>> model = GPT(ModelConfig(vocab_size=8, block_size=8, n_layer=1, n_head=2, n_embd=16))
+    >>> saved = build_optimizer(model, TrainConfig(), "cpu").state_dict()
+    >>> load_optimizer_state(build_optimizer(model, TrainConfig(optimizer="muon"), "cpu"), saved,
+    ...                      TrainConfig(optimizer="muon"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    playground.config.ConfigError: This run was trained with optimizer=adamw, so it can only ...
+    """
+    saved = "muon" if state.keys() == {"adamw", "muon"} else "adamw"
+    if saved != config.optimizer:
+        raise ConfigError(msg("This run was trained with optimizer={saved}, so it can only "
+                              "continue with it: set optimizer={saved}, or start a new run to try "
+                              "optimizer={asked}.", saved=saved, asked=config.optimizer))
+    optimizer.load_state_dict(state)
 
 
 def set_lr(optimizer: torch.optim.AdamW | MuonAdamW, lr: float, config: TrainConfig) -> None:

@@ -57,7 +57,7 @@ from typing import Any, ClassVar, Iterator, Sequence
 import torch
 
 from playground.config import ConfigError, SampleConfig, TrainConfig
-from playground.optim import build_optimizer, set_lr
+from playground.optim import build_optimizer, load_optimizer_state, set_lr
 from playground.runtime.device import autocast_context
 from playground.runtime.execution import place_model
 from playground.insight.baselines import bits_per_char  # noqa: F401  (also part of this module's API)
@@ -591,7 +591,7 @@ class Trainer:
         self.step = int(state["step"])
         self.elapsed = float(state["elapsed"])
         self.train_time = float(state["train_time"])
-        self.optimizer.load_state_dict(state["optimizer"])
+        load_optimizer_state(self.optimizer, state["optimizer"], self.config)
         self.streams.load_state_dict(state)
         self._next_starts = state.get("next_starts")  # older bundles lack it
         torch.set_rng_state(state["torch_rng"])

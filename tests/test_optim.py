@@ -4,11 +4,13 @@ import pytest
 import torch
 
 from playground.checkpoint import load_bundle, save_bundle
-from playground.config import ModelConfig, TrainConfig
+from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.model import GPT
 from playground.optim import MuonAdamW, build_optimizer, hidden_matrices, set_lr
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord, StepRecord, Trainer, lr_at, prepare_data
+
+from checks import assert_translated
 
 VOCAB, BLOCK = 16, 16
 
@@ -181,3 +183,16 @@ def test_a_muon_run_resumed_from_a_bundle_equals_one_straight_run(tmp_path):
     resumed_evals = [(r.step, r.val_loss) for r in head + tail if isinstance(r, EvalRecord)]
     assert resumed_evals == straight_evals
     assert_same_weights(bundle.model, straight_model)
+
+
+@pytest.mark.parametrize("saved, asked", [("adamw", "muon"), ("muon", "adamw")])
+def test_continuing_with_the_other_optimiser_is_refused_in_plain_words(saved, asked):
+    ids = token_stream()
+    first = Trainer(tiny_model(), ids[:500], ids[500:], muon_config(optimizer=saved, max_steps=4))
+    list(first.run(max_steps=2))
+    resumed = Trainer(first.model, ids[:500], ids[500:], muon_config(optimizer=asked, max_steps=4))
+    with pytest.raises(ConfigError) as info:
+        resumed.load_state_dict(first.state_dict())
+    assert_translated(info.value, f"This run was trained with optimizer={saved}, so it can only "
+                      f"continue with it: set optimizer={saved}, or start a new run to try "
+                      f"optimizer={asked}.", [f"optimizer={saved}", f"optimizer={asked}"])

@@ -30,6 +30,11 @@ ZH_CN: dict[str, str] = {
     "batch_size={batch_size} must split evenly into grad_accum={grad_accum} micro-batches.":
         "batch_size={batch_size} 必须能平均分成 grad_accum={grad_accum} 个小批次。",
     "Unknown {config} settings: {names}.": "未知的 {config} 设置：{names}。",
+    # --- optimisers (playground.optim) --------------------------------------------------------
+    "This run was trained with optimizer={saved}, so it can only continue with it: set "
+    "optimizer={saved}, or start a new run to try optimizer={asked}.":
+        "这次运行是用 optimizer={saved} 训练的，只能用它继续：请设 optimizer={saved}，"
+        "或者开始一次新的运行来试 optimizer={asked}。",
     # --- training (playground.train) ----------------------------------------------------------
     "training": "训练",
     "validation": "验证",

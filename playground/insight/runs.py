@@ -39,7 +39,7 @@ MAX_RUNS = 20  # runs a session keeps; the oldest go first (each holds only numb
 # The switches the page offers for "same run, one change" first (any field works).
 ABLATIONS = ("pos", "norm_placement", "norm", "activation", "dropout", "bias", "tie_weights",
              "scale_embedding", "qk_norm", "zero_init", "n_layer", "n_head", "n_embd",
-             "block_size", "lr", "seed")
+             "block_size", "lr", "optimizer", "muon_lr", "seed")
 _BOOL_WORDS = {"true": True, "yes": True, "on": True, "1": True,
                "false": False, "no": False, "off": False, "0": False}
 
@@ -258,11 +258,9 @@ def alternatives(run: RunRecord, setting: str) -> list[Any]:
     """
     from playground import config as cfg
 
-    choices = {"pos": cfg.POSITIONS, "norm": cfg.NORMS, "norm_placement": cfg.NORM_PLACEMENTS,
-               "activation": cfg.ACTIVATIONS, "device": cfg.DEVICES, "dtype": cfg.DTYPES}
     current = run.settings().get(setting)
-    if setting in choices:
-        return [c for c in choices[setting] if c != current]
+    if setting in cfg.CHOICES:  # every setting that takes one of a few words
+        return [c for c in cfg.CHOICES[setting] if c != current]
     if isinstance(current, bool):
         return [not current]
     return []

@@ -134,6 +134,8 @@ def test_coerce_and_alternatives():
     assert alternatives(r, "activation") == ["relu", "relu2", "swiglu"]
     assert alternatives(r, "tie_weights") == [False]
     assert alternatives(r, "lr") == []
+    assert alternatives(r, "optimizer") == ["muon"]  # "what does Muon buy you?" is one change
+    assert alternatives(r, "rng_stream") == ["nanogpt"]
     assert set(ABLATIONS) <= set(ModelConfig.__dataclass_fields__) | set(TrainConfig.__dataclass_fields__)
 
 
@@ -195,7 +197,8 @@ _RUN = RunRecord.create("base", ModelConfig(pos="rope"), TrainConfig(), "char", 
     (lambda: one_change(_RUN, "colour", "blue"),
      "There is no setting called 'colour'; pick one of pos, norm_placement, norm, activation, dropout, "
      "bias, tie_weights, scale_embedding, qk_norm, zero_init, n_layer, n_head, n_embd, block_size, "
-     "lr, seed (or any model or training setting).", ("'colour'", "pos, norm_placement")),
+     "lr, optimizer, muon_lr, seed (or any model or training setting).",
+     ("'colour'", "pos, norm_placement")),
     (lambda: one_change(_RUN, "pos", "rope"),
      "This run already has pos='rope'; pick another value to see its effect.", ("pos='rope'",)),
     (lambda: one_change(_RUN, "bias", "maybe"), "bias is on or off (true or false), got 'maybe'.",
