@@ -262,6 +262,10 @@ class _NonFiniteLoss(Exception):
         self.loss = loss
 
 
+class _EvalStopped(Exception):
+    """Stop was asked for during an evaluation (a big one takes minutes on a CPU)."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The trainer
 
@@ -396,6 +400,10 @@ class Trainer:
             yield self._remember(EndRecord(self.step, "done", message))
         except _NonFiniteLoss as error:
             yield self._remember(EndRecord(self.step, "nan", self._nan_message(error.loss)))
+        except _EvalStopped:  # the evaluation is dropped; the run resumes as if it never began
+            self._stop.clear()
+            yield self._remember(EndRecord(self.step, "stopped", msg(
+                "Stopped at step {step} as asked.", step=f"{self.step:,}")))
         except Exception as error:  # the process and the model must outlive any failure
             if self.dist.enabled:
                 # the other processes wait in a collective this one left, so the run ends
@@ -480,7 +488,8 @@ class Trainer:
 
         Batches have the micro-batch size and come from the evaluation generator; the model
         runs in eval mode (no dropout) and returns to train mode afterwards. With several
-        processes each evaluates its slice of every batch and the means are averaged.
+        processes each evaluates its slice of every batch and the means are averaged. In one
+        process, a ``stop()`` during the evaluation ends it after the current batch.
         """
         cfg = self.config
         self.model.eval()
@@ -489,6 +498,9 @@ class Trainer:
             for ids in (self.train_ids, self.val_ids):
                 losses = torch.zeros(cfg.eval_iters, device=self.device)
                 for i in range(cfg.eval_iters):
+                    # every process must run every batch of a collective evaluation
+                    if self._stop.is_set() and not self.dist.enabled:
+                        raise _EvalStopped
                     starts = self.streams.eval_starts(len(ids), self.micro_batch, self.block_size)
                     x, y = self._gather(ids, starts)
                     with autocast_context(self.device, self.dtype):
@@ -503,7 +515,12 @@ class Trainer:
         # nanoGPT has drawn the next step's batch when it evaluates; with one stream the order
         # matters, and with separate streams drawing it now changes nothing
         self._next_batch_starts()
-        train_loss, val_loss = self.evaluate()
+        before = self.streams.eval.get_state()
+        try:
+            train_loss, val_loss = self.evaluate()
+        except _EvalStopped:
+            self.streams.eval.set_state(before)  # a resumed run draws what a straight one would
+            raise
         return EvalRecord(
             self.step, self.tokens, train_loss, val_loss,
             bits_per_char(train_loss, self.chars_per_token[0]),

@@ -580,3 +580,48 @@ def test_an_end_message_survives_history_pickling_and_json():
     again = pickle.loads(pickle.dumps(end))
     assert again == end and localize(again.message, "zh-CN") == localize(end.message, "zh-CN")
     assert records_from_json(json.loads(json.dumps(records_to_json(trainer.history))), "run.zip")[-1] == end
+
+
+def _stop_at_eval_batch(trainer, batch: int) -> list[int]:
+    """Make the ``batch``-th evaluation forward pass ask the trainer to stop; returns the count
+    of evaluation forward passes, which grows as they run."""
+    calls = [0]
+
+    def hook(module, inputs):
+        if not module.training:
+            calls[0] += 1
+            if calls[0] == batch:
+                trainer.stop()
+
+    trainer.model.register_forward_pre_hook(hook)
+    return calls
+
+
+@pytest.mark.parametrize("stream", ["separate", "nanogpt"])
+def test_stop_during_an_evaluation_ends_it_after_the_current_batch(stream):
+    """A big evaluation (100 batches here; 400 of 64 x 256 for nanogpt-gpu) must not hold
+    Stop for minutes: the run ends after the batch under way, and resumed, it goes on exactly
+    as a run in which that evaluation never began (here: one evaluating at steps 0 and 8 only),
+    with either random stream."""
+    config = tiny_config(eval_iters=100, eval_interval=4, max_steps=8, rng_stream=stream)
+    straight = make_trainer(config=tiny_config(eval_iters=100, eval_interval=8, max_steps=8,
+                                               rng_stream=stream))
+    straight_records = list(straight.run())
+
+    trainer = make_trainer(config=config)
+    first = list(trainer.run(max_steps=3))  # the evaluation at step 0, then 3 steps
+    calls = _stop_at_eval_batch(trainer, 3)
+    records = list(trainer.run())
+    assert [type(r) for r in records] == [StepRecord, EndRecord]
+    assert records[-1] == EndRecord(4, "stopped", "Stopped at step 4 as asked.")
+    assert calls[0] == 3  # of the 200 evaluation batches (train and val) at step 4
+    assert trainer.history[-1] == records[-1] and trainer.step == 4
+
+    calls[0] = 10**9  # the hook stays, but asks for nothing more
+    rest = list(trainer.run())
+    assert [(r.step, r.train_loss, r.val_loss) for r in rest if isinstance(r, EvalRecord)] == [
+        (r.step, r.train_loss, r.val_loss) for r in straight_records
+        if isinstance(r, EvalRecord) and r.step == 8]
+    assert step_losses(first + records + rest) == step_losses(straight_records)
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(trainer.model.state_dict()[name], tensor), name

@@ -215,6 +215,8 @@ def wire(compare: CompareTab, train: train_tab.TrainTab, session: gr.State, tabs
         train_tab.train_model, [session, train.continue_training, *train.settings],
         train.outputs, concurrency_limit=concurrency_limit, concurrency_id="compute",
         show_progress_on=[train.status], api_name="train_one_change")
+    started.failure(train_tab.release_run, session, session, concurrency_limit=None,
+                    api_visibility="private", show_progress="hidden")
     refresh_then_compare(started)
     opened = tab.select(lambda: None, None, None, queue=False, api_visibility="private")
     refresh_then_compare(opened)

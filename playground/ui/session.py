@@ -87,6 +87,9 @@ class RunState:
     running: bool = False
     stop_requested: bool = False
     released: bool = False  # freed (tab closed or time-to-live passed): a run going ends unsaved
+    # the going run's own stop (LocalRun.stop, ChunkedRun.stop) while it goes, so Stop reaches
+    # the trainer at once, inside an evaluation too (no record comes for the handler to see)
+    stop: Callable[[], None] | None = None
 
 
 @dataclass
@@ -142,6 +145,8 @@ class Session:
         writes nothing more: no bundle, no state for a session no one holds.
         """
         self.run.released = self.run.stop_requested = True
+        if self.run.stop is not None:
+            self.run.stop()  # at once, inside an evaluation too
         self.trained = self.attention = None
         self.runs, self.run_data = RunLog(), {}
         self.copy_index = self.copy_index_corpus = None

@@ -6,9 +6,10 @@ the two typed configs, so the configs' own checks produce every error message. T
 ``Trainer.run()`` (through ``zerogpu.start_run``) streamed to the page: at most
 ``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line.
 
-Stop sets ``session.run.stop_requested``; the running handler sees it at the next record, asks
-the trainer to stop after its current step, and then sends the final plot, status and
-download button itself. (Gradio's ``cancels=`` would close the generator instead and drop
+Stop sets ``session.run.stop_requested`` and calls the run's own ``stop`` (the trainer
+ends after its current step or evaluation batch); the running handler then sends the final
+plot, status and download button itself. A Stop while the run still waits in the queue is
+seen when it starts. (Gradio's ``cancels=`` would close the generator instead and drop
 that last update.)
 """
 
@@ -181,6 +182,15 @@ def reserve_run(session: Session | None) -> Session:
     return session
 
 
+def release_run(session: Session | None) -> Session:
+    """After a Start whose run never began (Gradio refused an input before ``train_model``
+    ran, or the run was refused): the reservation goes, so Start works again at once."""
+    session = ensure(session)
+    if not session.run.running:
+        session.run.pending = False
+    return session
+
+
 @friendly_errors
 def stop_training(session: Session | None) -> None:
     """Ask the session's run to stop after its current step (``session.run.stop_requested``).
@@ -193,6 +203,8 @@ def stop_training(session: Session | None) -> None:
         gr.Info(t("Nothing is training right now.", session.lang), title=t("Note", session.lang))
         return
     session.run.stop_requested = True
+    if session.run.stop is not None:
+        session.run.stop()
     gr.Info(t("Stopping after the current step…", session.lang), title=t("Note", session.lang))
 
 
@@ -261,7 +273,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     trained = session.trained = TrainedModel(run.model, tokenizer, model_cfg, train_cfg,
                                              list(run.history), plan.trainer_state, corpus=corpus)
     session.attention = None
-    session.run.running = True
+    session.run.running, session.run.stop = True, run.stop
     loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
     live = list(run.history)  # records so far (a continued run starts with its past)
     samples, last_eval, end = "", None, None
@@ -306,6 +318,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
         if not session.run.released:
             trained.history, trained.trainer_state = list(run.history), run.state()
         session.run.running = session.run.stop_requested = False
+        session.run.stop = None
 
 
 def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en") -> str:
@@ -367,8 +380,10 @@ def _widget(name: str, value: Any) -> gr.components.Component:
     if isinstance(value, bool):
         return gr.Checkbox(value=value, label=label, info=info)
     if isinstance(value, int):
-        return gr.Number(value=value, label=label, info=info, precision=0, minimum=0)
-    return gr.Number(value=value, label=label, info=info, minimum=0, step=1e-4 if value < 0.01 else 0.01)
+        return gr.Number(value=value, label=label, info=info, precision=0)
+    # No minimum: Gradio would refuse a value out of it with its own unnamed message before our
+    # handler runs; the configs refuse it instead, naming the setting and its range.
+    return gr.Number(value=value, label=label, info=info, step=1e-4 if value < 0.01 else 0.01)
 
 
 @dataclass
@@ -426,7 +441,9 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
         train_model, [session, continue_training, *settings],
         [session, plot, status, samples, download, coach],
         concurrency_limit=concurrency_limit, concurrency_id="compute",
-        show_progress_on=[status], api_name="train_model")
+        show_progress_on=[status], api_name="train_model").failure(
+        release_run, session, session, concurrency_limit=None, api_visibility="private",
+        show_progress="hidden")
     stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training")
     upload.upload(upload_bundle, [session, upload],
                   [session, continue_training, plot, status, *settings],

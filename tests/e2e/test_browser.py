@@ -305,3 +305,26 @@ def test_the_page_in_chinese(app_url, screenshot_dir):
             expect(other.get_by_role("tab", name="3 · 模型与训练")).to_be_visible()
         finally:
             browser.close()
+
+
+def test_a_refused_number_leaves_start_working(page, app_url, screenshot_dir):
+    """A negative learning rate is refused by our own message, naming the setting, with no
+    pill of Gradio's over the box; once it is fixed, Start trains (the session is not stuck)."""
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    open_tab(page, "3 · Model & training")
+    fill(page, {**SMALL, "max_steps": 6, "eval_interval": 3, "eval_iters": 1, "lr": -1})
+    page.get_by_role("button", name="Start training").click()
+    expect(page.get_by_text("lr must be between 1e-08 and 10, got -1.").first).to_be_visible()
+    expect(page.get_by_text("less than minimum")).to_have_count(0)
+    box = page.get_by_label(EN["label_lr"], exact=True)
+    expect(box).to_have_value("-1")  # the settings keep what was typed
+    page.screenshot(path=screenshot_dir / "refused-number.png", full_page=True)
+    for close in page.locator(".toast-close").all():
+        close.click(force=True)
+    fill(page, {"lr": 0.003})
+    page.get_by_role("button", name="Start training").click()
+    wait_status(page, r"Done\.|Problem:")
+    assert "Finished all 6 steps" in status(page)
+    expect(page.get_by_text("A training run is already going")).to_have_count(0)

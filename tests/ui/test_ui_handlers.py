@@ -185,6 +185,47 @@ def test_bad_settings_are_refused_and_nothing_is_lost(trained):
     assert trained.run.running is False
 
 
+def test_a_start_that_never_reached_its_run_leaves_start_working(ready):
+    """Start reserves the run; when Gradio refuses an input before train_model runs (or the
+    run is refused), the page's failure listener releases it, and Start works again."""
+    train_tab.reserve_run(ready)
+    with pytest.raises(gr.Error, match="already going"):
+        train_tab.reserve_run(ready)  # a second Start meanwhile is refused, as before
+    train_tab.release_run(ready)
+    train_tab.reserve_run(ready)
+    *_, (session, _, status, *_) = drain(train_tab.train_model(ready, False, *settings()))
+    assert "Finished all 6 steps" in status and session.run.pending is False
+
+
+def test_release_never_ends_a_run_that_goes(ready):
+    run = train_tab.train_model(ready, False, *settings(max_steps=100_000))
+    next(run)
+    ready.run.pending = True  # as a second Start's reservation would be, were it accepted
+    train_tab.release_run(ready)
+    assert ready.run.running is True and ready.run.pending is True
+    train_tab.stop_training(ready)
+    drain(run)
+
+
+def test_stop_reaches_a_run_inside_its_first_evaluation(ready):
+    """nanogpt-gpu's first evaluation takes minutes on a CPU: Stop must not wait for it. The
+    handler is inside the evaluation, with no record to see, so Stop calls the run's own stop."""
+    import threading
+
+    run = train_tab.train_model(ready, False, *settings(eval_iters=10_000, max_steps=100))
+    next(run)  # "Starting…": the run is under way, its first evaluation next
+    finished = []
+    worker = threading.Thread(target=lambda: finished.append(list(run)[-1]))
+    worker.start()
+    train_tab.stop_training(ready)
+    worker.join(timeout=600)
+    session, figure, status, *_ = finished[0]
+    assert status.startswith("**Stopped.** Stopped at step 0 as asked.")
+    # the evaluation was cut short, not finished and then stopped
+    assert not [r for r in session.trained.history if isinstance(r, EvalRecord)]
+    assert session.run.stop is None and session.run.running is False
+
+
 def test_describe_settings_counts_parameters_and_reports_errors(ready):
     text = train_tab.describe_settings(ready, *settings())
     model_cfg, _ = train_tab.configs_from_settings(settings(), ready.tokenizer.vocab_size)
