@@ -88,7 +88,7 @@ def test_stop_download_upload_continue_equals_one_straight_run(monkeypatch, tiny
     status_line = train_tab.status_line
 
     def press_stop_at_step_5(rec, *args):
-        if rec.step == 5:  # Stop, pressed while step 5 shows (the run ends after step 6)
+        if rec.step == 5:  # Stop, pressed while step 5 shows: it reaches the trainer at once
             train_tab.stop_training(first)
         return status_line(rec, *args)
 
@@ -96,8 +96,8 @@ def test_stop_download_upload_continue_equals_one_straight_run(monkeypatch, tiny
     session, status, download = finish(train_tab.train_model(
         first, False, *settings(max_steps=total)))
     monkeypatch.undo()
-    assert status.startswith("**Stopped.** Stopped at step 6")
-    assert session.trained.trainer_state["step"] == 6 and download.visible is True
+    assert status.startswith("**Stopped.** Stopped at step 5")
+    assert session.trained.trainer_state["step"] == 5 and download.visible is True
 
     # a new visitor (a new session) uploads the downloaded bundle and continues
     resumed = ready_session(tiny_text)

@@ -315,7 +315,8 @@ NUMERIC = [name for name, value in zip(train_tab.SETTINGS, train_tab.preset_valu
            if isinstance(value, (int, float)) and not isinstance(value, bool)]
 # the settings for which 0 is a meaningful value (off, none, or "let PyTorch decide")
 ZERO_ALLOWED = {"dropout", "min_lr", "warmup_steps", "lr_decay_steps", "weight_decay", "beta1",
-                "beta2", "grad_clip", "label_smoothing", "sample_tokens", "seed", "threads"}
+                "beta2", "grad_clip", "label_smoothing", "sample_tokens", "seed", "threads",
+                "muon_momentum"}
 EXTREMES = [-1, -1e9, 1e30, 10**40, float("nan"), float("inf"), float("-inf"), "abc", "", None]
 
 
@@ -348,7 +349,7 @@ def ready_session_factory():
 
 
 def test_the_numeric_settings_are_the_expected_ones():
-    assert len(NUMERIC) == 26 and ZERO_ALLOWED < set(NUMERIC)
+    assert len(NUMERIC) == 28 and ZERO_ALLOWED < set(NUMERIC)
 
 
 @pytest.mark.parametrize("name", NUMERIC)
@@ -387,8 +388,11 @@ def test_numbers_that_are_not_numbers_are_refused_through_the_api(served):
     client.predict("Paste text", None, "hello world, " * 80, api_name="/use_corpus")
     client.predict("char", 512, api_name="/train_tokenizer")
     lr, n_embd = train_tab.SETTINGS.index("lr") + 1, train_tab.SETTINGS.index("n_embd") + 1
-    for position, value, message in [(lr, "abc", "Expected a `float"), (n_embd, [3], "Expected a `float"),
-                                     (lr, -1, "less than minimum value 0"), (lr, 1e30, "lr must be between")]:
+    # refused by the settings' own checks, each naming its setting (no Gradio minimum on the boxes)
+    for position, value, message in [(lr, "abc", "lr must be a number, got 'abc'."),
+                                     (n_embd, [3], "Expected a `float"),  # Gradio cannot round a list
+                                     (lr, -1, "lr must be between 1e-08 and 10, got -1."),
+                                     (lr, 1e30, "lr must be between")]:
         args = [False, *settings()]
         args[position] = value
         with pytest.raises(AppError, match=message):
