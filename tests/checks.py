@@ -53,3 +53,29 @@ def page_settings(*overrides: dict, **changes) -> list:
     for override in (TINY, *overrides, changes):
         values.update(override)
     return [values[name] for name in train_tab.SETTINGS]
+
+
+# the trainer tests' tiny model and the token stream it learns (test_train, test_optim)
+VOCAB, BLOCK = 16, 16
+
+
+def tiny_model(seed=0, **changes):
+    """A GPT of ``VOCAB`` tokens and context ``BLOCK``, one layer unless ``changes`` say more."""
+    import torch
+
+    from playground.config import ModelConfig
+    from playground.model import GPT
+
+    torch.manual_seed(seed)
+    cfg = dict(vocab_size=VOCAB, block_size=BLOCK, n_layer=1, n_head=2, n_embd=16)
+    return GPT(ModelConfig(**{**cfg, **changes}))
+
+
+def token_stream(n=600, seed=0):
+    """Ids with structure to learn: mostly counting upwards, with random jumps."""
+    import torch
+
+    g = torch.Generator().manual_seed(seed)
+    jumps = torch.randint(VOCAB, (n,), generator=g) * (torch.rand(n, generator=g) < 0.2)
+    return (torch.arange(n) + jumps.cumsum(0)) % VOCAB
+

@@ -21,6 +21,25 @@ transformers = pytest.importorskip("transformers")
 SIZE = dict(vocab_size=50, block_size=32, n_layer=2, n_head=4, n_embd=32)
 
 
+def llama_family_weights(sd: dict, n_layer: int, qk_norm: bool = False) -> dict:
+    """A `transformers` Llama (or Qwen3, with its per-head q_norm / k_norm) state dict under
+    our names: q, k and v stacked into one qkv matrix, SwiGLU's gate, up and down."""
+    mapped = {"tok_emb.weight": sd["model.embed_tokens.weight"],
+              "ln_f.weight": sd["model.norm.weight"], "lm_head.weight": sd["lm_head.weight"]}
+    names = {"attn.proj": "self_attn.o_proj", "mlp.gate": "mlp.gate_proj", "mlp.up": "mlp.up_proj",
+             "mlp.proj": "mlp.down_proj", "ln_1": "input_layernorm",
+             "ln_2": "post_attention_layernorm"}
+    if qk_norm:
+        names.update({"attn.q_norm": "self_attn.q_norm", "attn.k_norm": "self_attn.k_norm"})
+    for i in range(n_layer):
+        h, b = f"model.layers.{i}.", f"blocks.{i}."
+        mapped[b + "attn.qkv.weight"] = torch.cat(
+            [sd[h + f"self_attn.{p}_proj.weight"] for p in "qkv"], dim=0)
+        for ours, theirs in names.items():
+            mapped[f"{b}{ours}.weight"] = sd[f"{h}{theirs}.weight"]
+    return mapped
+
+
 def _tokens(B=2, T=16, vocab=50, seed=0):
     return torch.randint(0, vocab, (B, T), generator=torch.Generator().manual_seed(seed))
 
@@ -78,20 +97,7 @@ def test_matches_transformers_llama():
             if "norm" in name:
                 p.uniform_(0.5, 1.5)
     ours = GPT(cfg).eval()
-    sd = hf.state_dict()
-    mapped = {"tok_emb.weight": sd["model.embed_tokens.weight"],
-              "ln_f.weight": sd["model.norm.weight"], "lm_head.weight": sd["lm_head.weight"]}
-    for i in range(2):
-        h, b = f"model.layers.{i}.", f"blocks.{i}."
-        mapped[b + "attn.qkv.weight"] = torch.cat(
-            [sd[h + f"self_attn.{p}_proj.weight"] for p in "qkv"], dim=0)
-        mapped[b + "attn.proj.weight"] = sd[h + "self_attn.o_proj.weight"]
-        mapped[b + "mlp.gate.weight"] = sd[h + "mlp.gate_proj.weight"]
-        mapped[b + "mlp.up.weight"] = sd[h + "mlp.up_proj.weight"]
-        mapped[b + "mlp.proj.weight"] = sd[h + "mlp.down_proj.weight"]
-        mapped[b + "ln_1.weight"] = sd[h + "input_layernorm.weight"]
-        mapped[b + "ln_2.weight"] = sd[h + "post_attention_layernorm.weight"]
-    ours.load_state_dict(mapped, strict=True)
+    ours.load_state_dict(llama_family_weights(hf.state_dict(), n_layer=2), strict=True)
     idx = _tokens()
     with torch.no_grad():
         expected = hf(idx).logits
@@ -118,21 +124,7 @@ def test_qk_norm_matches_transformers_qwen3():
             if "norm" in name:
                 p.uniform_(0.5, 1.5)
     ours = GPT(cfg).eval()
-    sd = hf.state_dict()
-    mapped = {"tok_emb.weight": sd["model.embed_tokens.weight"],
-              "ln_f.weight": sd["model.norm.weight"], "lm_head.weight": sd["lm_head.weight"]}
-    for i in range(2):
-        h, b = f"model.layers.{i}.", f"blocks.{i}."
-        mapped[b + "attn.qkv.weight"] = torch.cat(
-            [sd[h + f"self_attn.{p}_proj.weight"] for p in "qkv"], dim=0)
-        mapped[b + "attn.proj.weight"] = sd[h + "self_attn.o_proj.weight"]
-        mapped[b + "attn.q_norm.weight"] = sd[h + "self_attn.q_norm.weight"]
-        mapped[b + "attn.k_norm.weight"] = sd[h + "self_attn.k_norm.weight"]
-        mapped[b + "mlp.gate.weight"] = sd[h + "mlp.gate_proj.weight"]
-        mapped[b + "mlp.up.weight"] = sd[h + "mlp.up_proj.weight"]
-        mapped[b + "mlp.proj.weight"] = sd[h + "mlp.down_proj.weight"]
-        mapped[b + "ln_1.weight"] = sd[h + "input_layernorm.weight"]
-        mapped[b + "ln_2.weight"] = sd[h + "post_attention_layernorm.weight"]
+    mapped = llama_family_weights(hf.state_dict(), n_layer=2, qk_norm=True)
     ours.load_state_dict(mapped, strict=True)
     idx = _tokens()
     with torch.no_grad():

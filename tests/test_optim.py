@@ -4,34 +4,24 @@ import pytest
 import torch
 
 from playground.checkpoint import load_bundle, save_bundle
-from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.config import ConfigError, TrainConfig
 from playground.model import GPT
 from playground.optim import MuonAdamW, build_optimizer, hidden_matrices, set_lr
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord, StepRecord, Trainer, lr_at, prepare_data
 
-from checks import assert_translated
-
-VOCAB, BLOCK = 16, 16
-
+from checks import BLOCK, assert_translated, token_stream
+from checks import tiny_model as checks_tiny_model
 
 def tiny_model(seed=0, **changes) -> GPT:
-    torch.manual_seed(seed)
-    cfg = dict(vocab_size=VOCAB, block_size=BLOCK, n_layer=2, n_head=2, n_embd=16)
-    return GPT(ModelConfig(**{**cfg, **changes}))
+    """Two layers, so Muon has hidden matrices in more than one block."""
+    return checks_tiny_model(seed, **{"n_layer": 2, **changes})
 
 
 def muon_config(**changes) -> TrainConfig:
     cfg = dict(optimizer="muon", max_steps=12, batch_size=4, lr=1e-2, min_lr=1e-3, muon_lr=0.05,
                warmup_steps=2, eval_interval=5, eval_iters=2, device="cpu", dtype="float32")
     return TrainConfig(**{**cfg, **changes})
-
-
-def token_stream(n=600, seed=0) -> torch.Tensor:
-    """Ids with structure to learn: mostly counting upwards, with random jumps."""
-    g = torch.Generator().manual_seed(seed)
-    jumps = torch.randint(VOCAB, (n,), generator=g) * (torch.rand(n, generator=g) < 0.2)
-    return (torch.arange(n) + jumps.cumsum(0)) % VOCAB
 
 
 def step_losses(records) -> list[float]:

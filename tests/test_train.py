@@ -25,28 +25,12 @@ from playground.train import (
     random_state_after_init,
 )
 
-from checks import CJK, assert_translated
-
-VOCAB, BLOCK = 16, 16
-
-
-def tiny_model(seed=0, **changes) -> GPT:
-    torch.manual_seed(seed)
-    cfg = dict(vocab_size=VOCAB, block_size=BLOCK, n_layer=1, n_head=2, n_embd=16)
-    return GPT(ModelConfig(**{**cfg, **changes}))
-
+from checks import BLOCK, CJK, VOCAB, assert_translated, tiny_model, token_stream
 
 def tiny_config(**changes) -> TrainConfig:
     cfg = dict(max_steps=12, batch_size=4, lr=1e-2, min_lr=1e-3, warmup_steps=2,
                eval_interval=5, eval_iters=2, device="cpu", dtype="float32")
     return TrainConfig(**{**cfg, **changes})
-
-
-def token_stream(n=600, seed=0) -> torch.Tensor:
-    """Ids with structure to learn: mostly counting upwards, with random jumps."""
-    g = torch.Generator().manual_seed(seed)
-    jumps = torch.randint(VOCAB, (n,), generator=g) * (torch.rand(n, generator=g) < 0.2)
-    return (torch.arange(n) + jumps.cumsum(0)) % VOCAB
 
 
 def make_trainer(model=None, config=None, **kwargs) -> Trainer:
