@@ -21,6 +21,15 @@ transformers = pytest.importorskip("transformers")
 SIZE = dict(vocab_size=50, block_size=32, n_layer=2, n_head=4, n_embd=32)
 
 
+def randomise_norm_gains(hf) -> None:
+    """Norm gains drawn from [0.5, 1.5]: `transformers` starts them at ones, where a wrong
+    or missing norm would not show."""
+    with torch.no_grad():
+        for name, p in hf.named_parameters():
+            if "norm" in name:
+                p.uniform_(0.5, 1.5)
+
+
 def llama_family_weights(sd: dict, n_layer: int, qk_norm: bool = False) -> dict:
     """A `transformers` Llama (or Qwen3, with its per-head q_norm / k_norm) state dict under
     our names: q, k and v stacked into one qkv matrix, SwiGLU's gate, up and down."""
@@ -92,10 +101,7 @@ def test_matches_transformers_llama():
     )
     torch.manual_seed(0)
     hf = transformers.LlamaForCausalLM(hf_cfg).eval()
-    with torch.no_grad():  # random norm gains, so a wrong norm shows (HF starts them at ones)
-        for name, p in hf.named_parameters():
-            if "norm" in name:
-                p.uniform_(0.5, 1.5)
+    randomise_norm_gains(hf)
     ours = GPT(cfg).eval()
     ours.load_state_dict(llama_family_weights(hf.state_dict(), n_layer=2), strict=True)
     idx = _tokens()
@@ -119,10 +125,7 @@ def test_qk_norm_matches_transformers_qwen3():
     )
     torch.manual_seed(0)
     hf = transformers.Qwen3ForCausalLM(hf_cfg).eval()
-    with torch.no_grad():  # random gains (q_norm and k_norm too), so a wrong or missing norm shows
-        for name, p in hf.named_parameters():
-            if "norm" in name:
-                p.uniform_(0.5, 1.5)
+    randomise_norm_gains(hf)  # q_norm and k_norm too, so a wrong or missing one shows
     ours = GPT(cfg).eval()
     mapped = llama_family_weights(hf.state_dict(), n_layer=2, qk_norm=True)
     ours.load_state_dict(mapped, strict=True)
