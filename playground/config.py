@@ -287,6 +287,12 @@ class Preset:
     description: str
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
+    # what a run of it reaches on Tiny Shakespeare at character level (measured, see
+    # docs/PERFORMANCE.md), and a sample written by such a run, so the page can show
+    # what that loss looks like before anything is trained
+    expected_val_loss: float | None = None
+    looks_like: str = ""
+    gpu_recipe: bool = False  # sized for a GPU: on a CPU it takes hours
 
 
 _TINY_MODEL = ModelConfig(block_size=64, n_layer=2, n_head=4, n_embd=64, pos="rope")
