@@ -372,21 +372,8 @@ class GPT(nn.Module):
         cache: KVCache | None = None,
         label_smoothing: float = 0.0,
     ) -> ModelOutput:
-        B, T = idx.shape
-        start = cache.length if cache is not None else 0
-        if start + T > self.config.block_size:
-            raise ValueError(msg("This model reads at most {block_size} tokens at once "
-                                 "(block_size); it was given {n}. Crop the input to the last "
-                                 "{block_size} tokens.", block_size=self.config.block_size,
-                                 n=start + T))
-        x = self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T)  # (B, T, C)
-        x = self.drop(x)
-        layer_caches = cache.layers if cache is not None else [None] * len(self.blocks)
-        attn = []
-        for block, layer_cache in zip(self.blocks, layer_caches):
-            x, att = block(x, layer_cache, return_attn)
-            attn.append(att)
-        logits = self.lm_head(self.ln_f(x))  # (B, T, V)
+        hidden, attn = self.residual_stream(idx, cache=cache, return_attn=return_attn)
+        logits = self.lm_head(self.ln_f(hidden[-1]))  # (B, T, V)
         loss = None
         if targets is not None:
             loss = F.cross_entropy(
@@ -395,6 +382,37 @@ class GPT(nn.Module):
                 label_smoothing=label_smoothing,
             )
         return ModelOutput(logits, loss, attn if return_attn else None)
+
+    def residual_stream(self, idx: torch.Tensor, *, cache: KVCache | None = None,
+                        return_attn: bool = False) -> tuple[list[torch.Tensor], list]:
+        """The residual stream as it enters the first block and as each block leaves it.
+
+        Returns (hidden, attn): ``hidden`` holds n_layer + 1 tensors of shape (B, T, C), the
+        last one what the final norm and the head read (``forward`` is this plus the head);
+        ``attn`` one entry per layer, the weights when ``return_attn`` (else None each). The
+        logit lens reads the earlier ones through the same norm and head.
+
+        >>> from playground.config import ModelConfig
+        >>> model = GPT(ModelConfig(vocab_size=10, block_size=8, n_layer=2, n_head=2, n_embd=8))
+        >>> hidden, _ = model.residual_stream(torch.zeros(1, 5, dtype=torch.long))
+        >>> len(hidden), tuple(hidden[-1].shape)
+        (3, (1, 5, 8))
+        """
+        B, T = idx.shape
+        start = cache.length if cache is not None else 0
+        if start + T > self.config.block_size:
+            raise ValueError(msg("This model reads at most {block_size} tokens at once "
+                                 "(block_size); it was given {n}. Crop the input to the last "
+                                 "{block_size} tokens.", block_size=self.config.block_size,
+                                 n=start + T))
+        x = self.drop(self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T))  # (B, T, C)
+        layer_caches = cache.layers if cache is not None else [None] * len(self.blocks)
+        hidden, attn = [x], []  # the tensors autograd keeps anyway: holding them costs nothing
+        for block, layer_cache in zip(self.blocks, layer_caches):
+            x, att = block(x, layer_cache, return_attn)
+            hidden.append(x)
+            attn.append(att)
+        return hidden, attn
 
     def new_cache(self, batch_size: int = 1, max_len: int | None = None) -> KVCache:
         """An empty KV cache for up to ``max_len`` tokens (default: the whole context)."""
