@@ -4,6 +4,15 @@ Sampling is a chain of small pure functions (as in gpt-fast): logits -> probabil
 (temperature, top-k, top-p) -> one token. ``generate`` streams a ``GenerationStep`` per token
 with the text it adds and the most likely next tokens, for the probability chart.
 
+A generation is a generator of steps, so whoever reads it decides when to stop: the page's
+Stop button simply stops reading, and the text so far is exactly the first tokens of the text
+an unstopped run would have written (the same seed draws the same tokens in the same order).
+``generate_text`` is the same stream read to its end.
+
+A seed of None is a new draw from the operating system's entropy (``fresh_seed``), not the
+global torch generator: training seeds that one, so every session (and every CLI call,
+which starts from torch's fixed default seed) would otherwise write the same "random" text.
+
 The window the model reads: at most ``block_size`` tokens. When it is full, it slides by a
 quarter of the context at once, keeping the last three quarters; the KV cache is then
 refilled from that window. The uncached path reads exactly the same windows, so both give
@@ -16,6 +25,7 @@ the same tokens, and the cache only has to be refilled every ``block_size / 4`` 
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -23,6 +33,21 @@ import torch
 
 from playground.config import SampleConfig
 from playground.model import GPT
+
+
+FRESH_SEEDS = 999_999  # fresh seeds are 1..FRESH_SEEDS: short enough to read out and type in
+
+
+def fresh_seed() -> int:
+    """A seed nobody chose, from the operating system's entropy: 1 to ``FRESH_SEEDS``.
+
+    Never 0 (the page's "no fixed seed"), and small enough for a number box in the browser
+    (JavaScript numbers are exact only up to 2**53) and for a person to copy.
+
+    >>> 1 <= fresh_seed() <= FRESH_SEEDS
+    True
+    """
+    return secrets.randbelow(FRESH_SEEDS) + 1
 
 
 @dataclass(frozen=True)
@@ -89,16 +114,19 @@ def generate(
     use_cache: bool = True,
     top_n: int = 10,
 ) -> Iterator[GenerationStep]:
-    """Stream new tokens after ``prompt`` as ``sampling`` says (default: ``SampleConfig()``);
-    see the module docstring for the window rule."""
+    """Stream new tokens after ``prompt`` as ``sampling`` says (default: ``SampleConfig()``).
+
+    Stop early by no longer reading (or closing) the stream; see the module docstring for the
+    window rule and for what a seed of None means.
+    """
     sampling = sampling or SampleConfig()
     was_training = model.training
     model.eval()
     device = next(model.parameters()).device
     block_size = model.config.block_size
     keep = block_size - max(1, block_size // 4)  # tokens kept when the window slides
-    seed = sampling.seed
-    generator = torch.Generator().manual_seed(seed) if seed is not None else None
+    seed = sampling.seed if sampling.seed is not None else fresh_seed()
+    generator = torch.Generator().manual_seed(seed)
 
     ids = prompt_ids(tokenizer, prompt)
     start = max(0, len(ids) - block_size)  # a long prompt is cropped to the context

@@ -85,6 +85,40 @@ def test_seeded_sampling_streams_the_same_text_twice(char_tok):
     assert a == b and len(a) == 30
 
 
+@pytest.mark.parametrize("use_cache", [True, False])
+def test_streaming_equals_the_one_shot_text_and_a_stopped_stream_is_its_start(char_tok, use_cache):
+    """For a fixed seed the streamed pieces join to generate_text's text, and a stream read
+    for only 12 tokens (the page's Stop) wrote exactly the first 12 tokens of the full one."""
+    model = _model(char_tok)
+    sampling = SampleConfig(max_new_tokens=40, temperature=1.0, top_p=0.9, seed=11)
+    steps = list(generate(model, char_tok, "to", sampling, use_cache=use_cache))
+    whole = generate_text(model, char_tok, "to", sampling, use_cache=use_cache)
+    assert "".join(s.text for s in steps) == whole == char_tok.decode([s.token_id for s in steps])
+    model.train()  # the stream switches it to eval; closing the stream must switch it back
+    stream = generate(model, char_tok, "to", sampling, use_cache=use_cache)
+    first = [next(stream).token_id for _ in range(12)]
+    stream.close()  # what the page does on Stop: it reads no further
+    assert first == [s.token_id for s in steps[:12]]
+    assert model.training  # closing ran the generator's clean-up
+
+
+def test_no_seed_is_a_fresh_draw_that_ignores_the_global_generator(char_tok, monkeypatch):
+    """Training seeds the global generator, so reading it would give every session the same
+    'random' text: a seed of None draws a fresh seed and leaves the global one alone."""
+    import playground.generate as gen
+
+    model = _model(char_tok)
+    monkeypatch.setattr(gen, "fresh_seed", lambda: 5)
+    torch.manual_seed(0)
+    before = torch.get_rng_state()
+    unseeded = generate_text(model, char_tok, "to", SampleConfig(30, temperature=1.0))
+    assert torch.get_rng_state().equal(before)
+    assert unseeded == generate_text(model, char_tok, "to", SampleConfig(30, temperature=1.0, seed=5))
+    monkeypatch.undo()
+    seeds = {gen.fresh_seed() for _ in range(50)}
+    assert all(1 <= s <= gen.FRESH_SEEDS for s in seeds) and len(seeds) > 1
+
+
 def test_long_prompt_is_cropped_and_empty_prompt_starts_from_newline(char_tok):
     model = _model(char_tok)
     long_prompt = TEXT * 3  # far longer than the 16-token context
