@@ -282,10 +282,15 @@ def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
 # Training records: the one place they become JSON (history.json, the trainer state) and back
 
 RECORD_KINDS = {cls.kind: cls for cls in RECORD_TYPES}
+# Record fields newer than the history format (each defaults to None): left out while None, so
+# a history without them is written as it always was
+ADDED_LATER = {"grad_norm"}
 # What a record field's JSON value may be, by the field's annotation, and the words for it
 _FIELD_TYPES = {
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), msg("a whole number")),
     "float": (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), msg("a number")),
+    "float | None": (lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)),
+                     msg("a number or null")),
     "str": (lambda v: isinstance(v, str), msg("a text")),
     "str | None": (lambda v: v is None or isinstance(v, str), msg("a text or null")),
 }
@@ -302,7 +307,8 @@ def records_to_json(records: Sequence[Record]) -> list[dict[str, Any]]:
         if not isinstance(r, RECORD_TYPES):
             raise TypeError(f"A training record must be a StepRecord, EvalRecord or EndRecord, "
                             f"got {type(r).__name__}.")
-    return [{"kind": r.kind, **dataclasses.asdict(r)} for r in records]
+    return [{"kind": r.kind, **{k: v for k, v in dataclasses.asdict(r).items()
+                                if not (k in ADDED_LATER and v is None)}} for r in records]
 
 
 def records_from_json(data: Any, name: str) -> list[Record]:

@@ -83,6 +83,9 @@ class StepRecord:
     lr: float  # the learning rate this step used
     tokens_per_s: float  # all processes together, over the last THROUGHPUT_WINDOW steps, no evals
     elapsed: float  # wall-clock seconds since the run began, evaluations included
+    # the gradients' total L2 norm before clipping (clipped when above grad_clip); None in
+    # histories saved before it was recorded
+    grad_norm: float | None = None
 
 
 @dataclass(frozen=True)
@@ -434,13 +437,15 @@ class Trainer:
             total = loss.detach() if total is None else total + loss.detach()
         # the global batch's loss; a NaN in any process reaches all, so all stop together
         loss_value = all_reduce_mean(total, self.dist).item()
-        grads_finite = True
+        if self.scaler:
+            self.scaler.unscale_(opt)  # the norm (and the clipping) is of the true gradients
         if cfg.grad_clip > 0:
-            if self.scaler:
-                self.scaler.unscale_(opt)
-            norm = torch.nn.utils.clip_grad_norm_(self._params, cfg.grad_clip)
-            # the fp16 scaler skips steps with overflowing gradients by itself
-            grads_finite = self.scaler is not None or math.isfinite(norm.item())
+            norm = torch.nn.utils.clip_grad_norm_(self._params, cfg.grad_clip).item()
+        else:  # measured all the same, for the page's gradient-norm plot and the coach
+            norm = torch.nn.utils.get_total_norm(
+                [p.grad for p in self._params if p.grad is not None]).item()
+        # the fp16 scaler skips steps with overflowing gradients by itself
+        grads_finite = cfg.grad_clip == 0 or self.scaler is not None or math.isfinite(norm)
         if not (math.isfinite(loss_value) and grads_finite):
             opt.zero_grad(set_to_none=True)  # the weights keep their last finite values
             raise _NonFiniteLoss(loss_value)
@@ -455,7 +460,7 @@ class Trainer:
         self.train_time += seconds
         self._step_times.append(seconds)
         tokens_per_s = len(self._step_times) * cfg.batch_size * self.block_size / sum(self._step_times)
-        return StepRecord(self.step, self.tokens, loss_value, lr, tokens_per_s, elapsed())
+        return StepRecord(self.step, self.tokens, loss_value, lr, tokens_per_s, elapsed(), norm)
 
     def _no_sync(self, last: bool):
         """DDP's ``no_sync`` on all but the last micro-batch: gradients are averaged once."""

@@ -446,8 +446,8 @@ BAD_FILES = {
     "record without a kind": (lambda g, d, t: rewrite(g, d, {"history.json": [{"step": 2}]}),
                               r"Record 1 .* unknown kind None"),
     "record with an unknown field": (
-        lambda g, d, t: rewrite(g, d, {"history.json": [{**HISTORY_JSON[1], "grad_norm": 0.5}]}),
-        r"Record 1 .* \(kind 'step'\) has fields this version does not know: 'grad_norm'"),
+        lambda g, d, t: rewrite(g, d, {"history.json": [{**HISTORY_JSON[1], "weight_norm": 0.5}]}),
+        r"Record 1 .* \(kind 'step'\) has fields this version does not know: 'weight_norm'"),
     "record missing a field": (
         lambda g, d, t: rewrite(g, d, {"history.json": [{"kind": "eval", "step": 2, "val_loss": 4.0}]}),
         r"Record 1 .* \(kind 'eval'\) lacks tokens, train_loss, train_bpc, val_bpc, elapsed"),

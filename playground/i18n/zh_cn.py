@@ -287,6 +287,7 @@ ZH_CN: dict[str, str] = {
     "a number": "数字",
     "a text": "文本",
     "a text or null": "文本或 null",
+    "a number or null": "数字或 null",
     "The trainer state in '{name}' is damaged ({reason}).":
         "“{name}”中的训练器状态已损坏（{reason}）。",
     "There is no file at '{path}'.": "“{path}”处没有文件。",
