@@ -406,6 +406,166 @@ ZH_CN: dict[str, str] = {
         "{setting} 只能是开或关（true 或 false），收到的是 {value}。",
     "{setting} must be a number, got {value}.": "{setting} 必须是数字，收到的是 {value}。",
     "{setting} must be a whole number, got {value}.": "{setting} 必须是整数，收到的是 {value}。",
+    # --- inside the model: diagram, forward pass, surprise, embedding map, training health ------
+    # (playground.insight.diagram, lens, surprise, embedding_map, health)
+    "token embedding": "词元嵌入",
+    "token embedding × √{n_embd} = {scale}": "词元嵌入 × √{n_embd} = {scale}",
+    "Each token id picks one row of a table of {vocab} rows: a vector of {n_embd} numbers that "
+    "training tunes, so that tokens used alike end up with similar rows.":
+        "每个词元编号从一张 {vocab} 行的表中取出一行：一个由 {n_embd} 个数组成的向量。训练会调整这些数，"
+        "让用法相近的词元得到相近的行。",
+    "{note} The rows are multiplied by √{n_embd} = {scale}, as in the 2017 paper: the table starts "
+    "with small numbers, and the scale keeps them from being drowned by the position signal added "
+    "next.":
+        "{note}这些行乘以 √{n_embd} = {scale}，和 2017 年的论文一样：表中的数一开始很小，"
+        "放大后才不会被接下来加上的位置信号淹没。",
+    "learned positions": "可学习的位置",
+    "sine and cosine positions (fixed)": "正弦余弦位置（固定）",
+    "positions: RoPE, inside attention": "位置：RoPE，在注意力内部",
+    "no positions": "没有位置",
+    "One trained vector per position, 0 to {last}, added to the token's vector, so the model can "
+    "tell the first token from the fifth. It cannot read past position {last}.":
+        "每个位置（0 到 {last}）一个训练出来的向量，加到词元的向量上，这样模型才分得清第一个词元和"
+        "第五个。它读不了位置 {last} 之后的内容。",
+    "A fixed pattern of sines and cosines of many wavelengths, added to the token's vector: each "
+    "position gets its own fingerprint, with nothing to train.":
+        "一组固定的、波长各不相同的正弦和余弦，加到词元的向量上：每个位置都有自己的“指纹”，"
+        "不需要训练。",
+    "Nothing is added here. RoPE (rotary positions) turns each head's queries and keys by an angle "
+    "that grows with the position, inside attention, so an attention score depends on how far "
+    "apart two tokens are.":
+        "这里什么也不加。RoPE（旋转位置编码）在注意力内部把每个头的查询和键旋转一个随位置增大的角度，"
+        "于是注意力分数取决于两个词元相隔多远。",
+    "No position signal at all: only the causal mask tells the tokens apart by their order, and a "
+    "model can still learn a little of it.":
+        "完全没有位置信号：只有因果掩码按顺序区分词元，模型仍能从中学到一点顺序。",
+    "LayerNorm subtracts the mean of the token's numbers and divides by their spread.":
+        "LayerNorm 减去词元各数的平均值，再除以它们的离散程度。",
+    "RMSNorm (Llama) divides the token's numbers by their root mean square, without centring them.":
+        "RMSNorm（Llama）把词元的各数除以它们的均方根，不做中心化。",
+    "final {norm}": "最后的 {norm}",
+    "{how} Pre-norm blocks leave the residual stream as it is, so one last norm brings it to a "
+    "steady size before the output head reads it.":
+        "{how}pre-norm 的块不改变残差流本身，所以在输出头读取之前，再用一次归一化把它调到稳定的大小。",
+    "{how} Pre-norm (GPT-2 and later): the norm sits inside the branch, before the part that reads "
+    "the vector, and the residual path around it stays untouched. Deep stacks train stably this "
+    "way.":
+        "{how}pre-norm（GPT-2 及之后）：归一化放在分支里、读取向量的部分之前，绕过它的残差通路保持不变。"
+        "这样很深的堆叠也能稳定训练。",
+    "{how} Post-norm (the 2017 paper): the norm follows each residual addition, so every block's "
+    "output is normalised. Deep post-norm models need a warmup and a small learning rate to train.":
+        "{how}post-norm（2017 年的论文）：归一化放在每次残差相加之后，所以每个块的输出都被归一化。"
+        "很深的 post-norm 模型需要预热和较小的学习率才能训练。",
+    "Each token asks a question (its query); every token up to it offers a key and a value. The "
+    "token takes a mix of the values, weighted by how well its query matches each key. {n_head} "
+    "heads do this side by side, each on {head_size} numbers, and a last layer mixes their answers. "
+    "The scores are divided by √{head_size} so that they do not grow with the head size and "
+    "saturate the softmax. A causal mask hides the later tokens, so the model cannot peek at the "
+    "token it must predict.":
+        "每个词元提出一个问题（查询）；它之前（含自身）的每个词元给出一个键和一个值。词元按查询与各个键的"
+        "匹配程度，对这些值加权混合。{n_head} 个头并排做这件事，每个头用 {head_size} 个数，最后一层再把"
+        "它们的答案混合起来。分数除以 √{head_size}，这样它们不会随头的大小变大而让 softmax 饱和。"
+        "因果掩码遮住后面的词元，模型就无法偷看它要预测的那个词元。",
+    "{note} QK-norm (Qwen3): each head's queries and keys are RMS-normed first, so the scores "
+    "follow learned gains.":
+        "{note}QK-norm（Qwen3）：先对每个头的查询和键做 RMS 归一化，分数于是由学到的增益决定。",
+    "{note} RoPE rotates the queries and keys by their positions before they meet.":
+        "{note}RoPE 在查询和键相遇之前，按它们的位置旋转它们。",
+    "attention: {n_head} heads × {head_size}": "注意力：{n_head} 个头 × {head_size}",
+    "GELU, a smooth ReLU that lets a little of the negative side through":
+        "GELU，一种平滑的 ReLU，负数一侧也放过一点",
+    "ReLU, which keeps positive numbers and zeroes negative ones": "ReLU，保留正数、把负数变成 0",
+    "ReLU squared (Primer, the modded-nanogpt speedrun): ReLU, then squared":
+        "ReLU 平方（Primer、modded-nanogpt 速通）：先 ReLU，再平方",
+    "SwiGLU (PaLM, Llama): one layer opens a gate, silu(gate) x up, on another":
+        "SwiGLU（PaLM、Llama）：一层打开一道门，作用在另一层上：silu(gate) x up",
+    "Works on each token on its own: widens its vector to {hidden} numbers ({ratio} × n_embd), "
+    "applies {activation}, and projects it back to {n_embd}. Much of what the model knows is "
+    "stored in these weights.":
+        "逐个处理每个词元：把它的向量加宽到 {hidden} 个数（{ratio} × n_embd），经过 {activation}，"
+        "再投影回 {n_embd} 个数。模型知道的很多东西就存在这些权重里。",
+    "MLP: {activation}, {widths}": "MLP：{activation}，{widths}",
+    "+ add the input back (residual)": "+ 加回输入（残差）",
+    "Adds what the part computed to what went into it. Each part only has to learn a correction, "
+    "and the gradients flow straight down the stack.":
+        "把这一部分算出的结果加到它的输入上。每部分只需学一个修正量，梯度也能直通整个堆叠。",
+    "output head (tied to the token embedding)": "输出头（与词元嵌入共享）",
+    "output head": "输出头",
+    "Turns the last vector into one score (a logit) for each of the {vocab} tokens. Tied: it "
+    "reuses the token embedding table, so a token's input and output vectors are the same and "
+    "{saved} parameters are saved.":
+        "把最后的向量变成 {vocab} 个词元各自的一个分数（logit）。共享权重：它重用词元嵌入表，"
+        "所以一个词元的输入向量和输出向量相同，省下 {saved} 个参数。",
+    "Turns the last vector into one score (a logit) for each of the {vocab} tokens, with a table of "
+    "its own ({vocab} × {n_embd}), apart from the token embedding.":
+        "把最后的向量变成 {vocab} 个词元各自的一个分数（logit），用的是它自己的一张表"
+        "（{vocab} × {n_embd}），与词元嵌入分开。",
+    "softmax: next-token probabilities": "softmax：下一个词元的概率",
+    "Turns the scores into probabilities for the next token, which add up to 1. Sampling draws "
+    "one; temperature, top-k and top-p reshape them first (try them in the forward pass below).":
+        "把分数变成下一个词元的概率，总和为 1。采样从中抽出一个；温度、top-k 和 top-p 会先改变它们的"
+        "形状（在下面的前向计算里试试）。",
+    "pre-norm": "pre-norm",
+    "post-norm": "post-norm",
+    "Block × {n_layer} ({placement}), {params} parameters each":
+        "块 × {n_layer}（{placement}），每块 {params} 个参数",
+    "{n} parameters": "{n} 个参数",
+    "{params} parameters in all (a tied matrix counted once).":
+        "共 {params} 个参数（共享的矩阵只算一次）。",
+    "Type a prompt: the forward pass needs at least one token.":
+        "请输入一段提示：前向计算至少需要一个词元。",
+    "+ position {position}": "+ 位置 {position}",
+    "= into block 1": "= 进入第 1 块",
+    "number {dimension}: {value}": "第 {dimension} 个数：{value}",
+    "“{token}”: {n} numbers": "“{token}”：{n} 个数",
+    "layer {layer} · head {head}": "第 {layer} 层 · 第 {head} 个头",
+    "looks at “{target}”: weight {value}": "看向“{target}”：权重 {value}",
+    "Where “{token}” looks, in each layer and head": "“{token}”在每一层、每个头里看向哪里",
+    "embedding": "嵌入",
+    "after block {n}": "第 {n} 块之后",
+    "after block {n} (output)": "第 {n} 块之后（输出）",
+    "top guesses": "最可能的猜测",
+    "“{token}” comes next": "接下来是“{token}”",
+    "next token unknown": "下一个词元未知",
+    "“{token}”: {value}": "“{token}”：{value}",
+    "rank": "名次",
+    "the model (temperature 1)": "模型本身（温度 1）",
+    "what sampling draws from": "采样实际抽取的分布",
+    "{kept} of {vocab} tokens can be drawn": "{vocab} 个词元中有 {kept} 个可能被抽到",
+    "The text needs at least two tokens: the model predicts each token from the ones before it.":
+        "文本至少需要两个词元：模型根据前面的词元预测每一个词元。",
+    "the first token: nothing predicts it": "第一个词元：没有东西预测它",
+    "“{token}”: loss {loss} nats (p = {p}) · the model's top guess: “{guess}” ({guess_p})":
+        "“{token}”：损失 {loss} 奈特（p = {p}）· 模型最可能的猜测：“{guess}”（{guess_p}）",
+    "loss in nats, from sure (0) to a blind guess (ln {vocab} = {top}) and above:":
+        "损失（奈特），从有把握（0）到盲猜（ln {vocab} = {top}）及以上：",
+    "vowels": "元音",
+    "other lowercase": "其他小写字母",
+    "capitals": "大写字母",
+    "digits": "数字",
+    "punctuation": "标点",
+    "spaces and newlines": "空格和换行",
+    "“{token}” (id {id})": "“{token}”（编号 {id}）",
+    "axis {n}: {share} of the variance": "第 {n} 轴：占方差的 {share}",
+    "All {vocab} tokens are shown.": "显示了全部 {vocab} 个词元。",
+    "The {n} most frequent of the {vocab} tokens are shown.":
+        "显示了 {vocab} 个词元中最常见的 {n} 个。",
+    "The first {n} of the {vocab} tokens are shown.": "显示了 {vocab} 个词元中的前 {n} 个。",
+    "The two axes hold {share} of how the rows differ; tokens close together are treated alike.":
+        "这两个轴包含了各行差异的 {share}；靠得近的词元被模型以相近的方式对待。",
+    "The two axes hold {share} of how the rows differ; tokens close together are treated alike. "
+    "This table is the output head too (tied weights).":
+        "这两个轴包含了各行差异的 {share}；靠得近的词元被模型以相近的方式对待。这张表同时也是输出头"
+        "（共享权重）。",
+    "gradient norm (before clipping)": "梯度范数（裁剪前）",
+    "gradient norm": "梯度范数",
+    "clipping threshold (grad_clip {clip})": "裁剪阈值（grad_clip {clip}）",
+    "clipped: {n} of {total} steps": "被裁剪：{total} 步中的 {n} 步",
+    "learning rate": "学习率",
+    "planned": "计划的",
+    "followed": "实际的",
+    "tokens per second": "每秒词元数",
+    "tokens/s": "词元/秒",
     # --- figures (playground.plots) -------------------------------------------------------------
     "train": "训练",
     "loss (cross-entropy, nats)": "损失（交叉熵，奈特）",
