@@ -35,16 +35,19 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
+import math
 import os
+import shutil
 import struct
 import zipfile
 import zlib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 import safetensors.torch
@@ -52,10 +55,13 @@ import torch
 
 from playground import __version__
 from playground.config import ConfigError, ModelConfig, TrainConfig
-from playground.runtime.files import atomic_write
+from playground.runtime.files import atomic_write, human_bytes
 from playground.i18n import Message, msg
-from playground.model import GPT
-from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_json
+from playground.model import GPT, inference_memory
+from playground.optim import build_optimizer
+from playground.prepare import MEMORY_HEADROOM
+from playground.runtime.device import available_memory
+from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_data
 from playground.train import RECORD_TYPES, Record
 
 FORMAT = "transformer-playground-bundle"
@@ -78,6 +84,18 @@ MAX_TOTAL_BYTES = 2 * 2**30  # far above any model this app can train
 MAX_MEMBERS = 64
 MAX_RATIO = 100  # weights barely compress, JSON about 5x; 100x means crafted data
 RATIO_MIN_BYTES = 1 * 2**20  # below 1 MiB the ratio does not matter
+DISK_MARGIN_BYTES = 16 * 2**20  # a save leaves at least this much of the disk free
+
+# What each member may unpack to, checked before it is read (the zip declares the sizes)
+MAX_SETTINGS_BYTES = 64 * 2**10  # meta and the two configs: a few hundred bytes each
+MAX_TOKENIZER_BYTES = 8 * 2**20  # a character tokenizer of 1,000,000 characters; BPE 16,384: 1 MB
+MAX_HISTORY_BYTES = 8 * 2**20  # the trainer keeps at most 5,000 step records: about 1 MB
+MAX_STATE_JSON_BYTES = 12 * 2**20  # the history again, and the optimizer's few numbers
+MAX_BYTES_PER_VALUE = 8  # a weight is at most a float64
+TENSOR_HEADER_BYTES = 2**20  # room for a safetensors header (about 100 bytes per tensor)
+STATE_VALUES_PER_PARAMETER = 2  # AdamW's two moments (Muon keeps one); RNG states are small
+MAX_JSON_DEPTH = 20  # the trainer state nests 8 deep, a tokenizer 5
+JSON_BYTES_PER_CONTAINER = 8
 
 PICKLE_SUFFIXES = (".pt", ".pth", ".pkl", ".pickle", ".ckpt", ".bin")
 NEVER_UNPICKLED = msg("Checkpoints here are never unpickled, because unpickling a file can run "
@@ -156,29 +174,36 @@ def save_bundle(
         "num_params": sum(p.numel() for p in model.parameters()),  # a tied matrix counts once
         "has_trainer_state": trainer_state is not None,
     }
-    members = [  # (name, bytes, compressed?)
-        (META, _json_bytes(meta), True),
-        (MODEL_CONFIG, _json_bytes(model_config.to_dict()), True),
-        (TRAIN_CONFIG, _json_bytes(train_config.to_dict()), True),
-        (TOKENIZER, tokenizer.to_json().encode("utf-8"), True),
-        (HISTORY, _json_bytes(records_to_json(history)), True),
-        (WEIGHTS, _weights_bytes(model), False),  # random-looking floats: deflate gains nothing
+    documents = [  # (name, JSON bytes): small, deflated
+        (META, _json_bytes(meta)),
+        (MODEL_CONFIG, _json_bytes(model_config.to_dict())),
+        (TRAIN_CONFIG, _json_bytes(train_config.to_dict())),
+        (TOKENIZER, tokenizer.to_json().encode("utf-8")),
+        (HISTORY, _json_bytes(records_to_json(history))),
     ]
+    weights, aliases = _unique_tensors(model)
+    tables = [(WEIGHTS, weights, {"format": "pt", **aliases})]  # (name, tensors, metadata)
     if trainer_state is not None:
         if "history" in trainer_state:
             trainer_state = {**trainer_state, "history": records_to_json(trainer_state["history"])}
         tensors: dict[str, torch.Tensor] = {}
-        encoded = _encode_state(trainer_state, tensors, "trainer_state")
-        members += [
-            (STATE_JSON, _json_bytes(encoded), True),
-            (STATE_TENSORS, safetensors.torch.save(tensors), False),
-        ]
-    _write_atomically(path, members)
+        documents.append((STATE_JSON, _json_bytes(_encode_state(trainer_state, tensors,
+                                                                "trainer_state"))))
+        tables.append((STATE_TENSORS, tensors, None))
+    need = (sum(len(data) for _, data in documents)
+            + sum(_tensor_bytes(t) for _, tensors, _ in tables for t in tensors.values()))
+    _check_disk_space(path, need)
+    try:
+        _write_atomically(path, documents, tables)
+    except OSError as exc:  # a full disk mid-write, a folder that cannot be written to
+        raise BundleError(msg("The bundle '{name}' could not be written ({reason}). Nothing was "
+                              "replaced: an earlier file of that name is kept as it was.",
+                              name=path.name, reason=exc.strerror or type(exc).__name__)) from exc
     return path
 
 
-def _weights_bytes(model: torch.nn.Module) -> bytes:
-    """The state dict as safetensors, each shared tensor stored once.
+def _unique_tensors(model: torch.nn.Module) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
+    """The state dict with each shared tensor once, and {left-out name: kept name}.
 
     safetensors refuses two names for one memory, which a tied output layer is. The second
     name is left out and recorded in the metadata as {left-out name: kept name}, the
@@ -193,18 +218,83 @@ def _weights_bytes(model: torch.nn.Module) -> bytes:
             aliases[name] = seen[key]
             continue
         seen[key] = name
-        tensors[name] = t.detach().to("cpu").contiguous()
-    return safetensors.torch.save(tensors, metadata={"format": "pt", **aliases})
+        tensors[name] = t.detach()
+    return tensors, aliases
 
 
-def _write_atomically(path: Path, members: list[tuple[str, bytes, bool]]) -> None:
-    """Write the zip through ``atomic_write``: ``path`` is the old bundle or the whole new one."""
+# safetensors' names for the dtypes a bundle may hold
+_SAFETENSORS_DTYPES = {
+    torch.float64: "F64", torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
+    torch.int64: "I64", torch.int32: "I32", torch.int16: "I16", torch.int8: "I8",
+    torch.uint8: "U8", torch.uint16: "U16", torch.uint32: "U32", torch.uint64: "U64",
+    torch.bool: "BOOL",
+}
+
+
+def _tensor_bytes(t: torch.Tensor) -> int:
+    return t.numel() * t.element_size()
+
+
+def _safetensors_header(tensors: dict[str, torch.Tensor], metadata: dict[str, str] | None) -> bytes:
+    """The 8-byte length and JSON header of a safetensors file holding ``tensors`` in order.
+
+    >>> header = _safetensors_header({"w": torch.zeros(2)}, None)
+    >>> len(header) % 8, header[8:].decode().rstrip()
+    (0, '{"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}')
+    """
+    header: dict[str, Any] = {}
+    offset = 0
+    for name, t in tensors.items():
+        if t.dtype not in _SAFETENSORS_DTYPES:
+            raise BundleError(msg("{tensor} holds {dtype} values, which a bundle cannot store.",
+                                  tensor=name, dtype=str(t.dtype)))
+        size = _tensor_bytes(t)
+        header[name] = {"dtype": _SAFETENSORS_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [offset, offset + size]}
+        offset += size
+    if metadata:
+        header["__metadata__"] = metadata
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)  # the tensors start 8-byte aligned, as safetensors writes
+    return struct.pack("<Q", len(text)) + text
+
+
+def _write_atomically(path: Path, documents: list[tuple[str, bytes]],
+                      tables: list[tuple[str, dict[str, torch.Tensor], dict[str, str] | None]]) -> None:
+    """Write the zip through ``atomic_write``: ``path`` is the old bundle or the whole new one.
+
+    Each table of tensors is streamed into its member as a safetensors file, one tensor at a
+    time straight from its memory, so saving holds no second copy of the weights or of the
+    optimizer's state (``safetensors.torch.save`` would build the whole file in memory).
+    """
     with atomic_write(path) as f, zipfile.ZipFile(f, "w") as zf:
         stamp = datetime.now().timetuple()[:6]
-        for name, data, compress in members:
+        for name, data in documents:
             info = zipfile.ZipInfo(name, date_time=stamp)
-            info.compress_type = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
+            info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, data)
+        for name, tensors, metadata in tables:
+            header = _safetensors_header(tensors, metadata)
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_STORED  # random-looking floats: deflate gains nothing
+            info.file_size = len(header) + sum(_tensor_bytes(t) for t in tensors.values())
+            with zf.open(info, "w") as out:
+                out.write(header)
+                for t in tensors.values():
+                    data = t.detach().to("cpu").contiguous()  # no copy for a CPU tensor
+                    if data.numel():
+                        out.write(memoryview(data.reshape(-1).view(torch.uint8).numpy()))
+
+
+def _check_disk_space(path: Path, need: int) -> None:
+    """Refuse a save that cannot fit on the disk before anything is written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(path.parent).free
+    if need + DISK_MARGIN_BYTES > free:
+        raise BundleError(msg("There is not enough free disk space to save the bundle '{name}': "
+                              "it needs about {need} and {free} is free. Nothing was written, and "
+                              "an earlier file of that name is kept as it was.", name=path.name,
+                              need=human_bytes(need + DISK_MARGIN_BYTES), free=human_bytes(free)))
 
 
 def _json_bytes(obj: Any) -> bytes:
@@ -230,12 +320,12 @@ def _encode_state(obj: Any, tensors: dict[str, torch.Tensor], where: str) -> Any
     """
     if isinstance(obj, torch.Tensor):
         name = f"t{len(tensors)}"
-        tensors[name] = obj.detach().to("cpu").contiguous().clone()  # clone: no shared memory
+        tensors[name] = obj.detach()  # written as it is: saving makes no copy (_write_atomically)
         return {"__tensor__": name}
     if isinstance(obj, np.ndarray):
         name = f"t{len(tensors)}"
         try:
-            tensors[name] = torch.from_numpy(np.ascontiguousarray(obj).copy())
+            tensors[name] = torch.from_numpy(np.ascontiguousarray(obj))
         except TypeError:
             raise BundleError(msg("{where} is a numpy array of {dtype}, which a bundle cannot "
                                   "store.", where=where, dtype=str(obj.dtype))) from None
@@ -369,71 +459,90 @@ def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
 # Loading
 
 
-def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu") -> Bundle:
+def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
+                max_memory: int | None = None, strict_state: bool = True) -> Bundle:
     """Read a bundle, check every part, and rebuild the model on ``device`` (in eval mode).
 
     Raises ``BundleError`` saying what is wrong for a file that is missing, not a zip,
     damaged, a pickle, another program's zip, from a newer format, incomplete, or whose
-    parts do not fit together (settings, weights and tokenizer).
+    parts do not fit together (settings, weights and tokenizer), or are not what this app
+    writes (non-finite weights, a trainer state resuming could not use).
+
+    Nothing is read before it is bounded: every member's unpacked size is checked against
+    its limit first (the settings' few kilobytes, the tokenizer's and history's few
+    megabytes, weights no bigger than the model settings say), and a model whose weights,
+    buffers and KV cache (``model.inference_memory``) would not fit ``max_memory`` bytes
+    (default: ``MEMORY_HEADROOM`` of the device's free memory) is refused before it is built.
+    A trainer state must be one ``Trainer.load_state_dict`` can resume from, checked field by
+    field; ``strict_state=False`` takes any state ``save_bundle`` can write instead.
     """
     path = Path(path)
-    members = _read_members(path)
     name = path.name
+    with _open_zip(path) as zf:
+        names = set(zf.namelist())
+        meta = _json(_read(zf, META, MAX_SETTINGS_BYTES, name), META, name)
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise BundleError(msg("'{name}' is a zip file, but not a Transformer Playground "
+                                  "bundle.", name=name))
+        version = meta.get("format_version")
+        if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+            raise BundleError(msg("'{name}' has an unknown bundle format version ({version}); it "
+                                  "is damaged.", name=name, version=repr(version)[:20]))
+        if version > FORMAT_VERSION:
+            raise BundleError(msg("'{name}' was saved by a newer Transformer Playground (bundle "
+                                  "format {version}; this one reads format {supported}). Update "
+                                  "the playground to load it.", name=name, version=version,
+                                  supported=FORMAT_VERSION))
+        missing = [m for m in REQUIRED if m not in names]
+        if meta.get("has_trainer_state"):
+            missing += [m for m in (STATE_JSON, STATE_TENSORS) if m not in names]
+        if missing:
+            raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle "
+                                  "again.", name=name, members=", ".join(missing)))
 
-    meta = _json_member(members, META, name)
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-        raise BundleError(msg("'{name}' is a zip file, but not a Transformer Playground bundle.",
-                              name=name))
-    version = meta.get("format_version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
-        raise BundleError(msg("'{name}' has an unknown bundle format version ({version}); it is "
-                              "damaged.", name=name, version=repr(version)))
-    if version > FORMAT_VERSION:
-        raise BundleError(msg("'{name}' was saved by a newer Transformer Playground (bundle "
-                              "format {version}; this one reads format {supported}). Update the "
-                              "playground to load it.", name=name, version=version,
-                              supported=FORMAT_VERSION))
-    missing = [m for m in REQUIRED if m not in members]
-    if meta.get("has_trainer_state"):
-        missing += [m for m in (STATE_JSON, STATE_TENSORS) if m not in members]
-    if missing:
-        raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle again.",
-                              name=name, members=", ".join(missing)))
-
-    model_config = _config(ModelConfig, _json_member(members, MODEL_CONFIG, name),
-                           msg("model settings"))
-    train_config = _config(TrainConfig, _json_member(members, TRAIN_CONFIG, name),
-                           msg("training settings"))
-    try:
-        tokenizer = tokenizer_from_json(members[TOKENIZER].decode("utf-8"))
-    except (TokenizerError, UnicodeDecodeError, KeyError, TypeError) as exc:
-        raise BundleError(msg("The tokenizer in '{name}' cannot be rebuilt: {reason}",
-                              name=name, reason=_reason(exc))) from exc
-    if tokenizer.vocab_size != model_config.vocab_size:
-        raise BundleError(msg("In '{name}' the tokenizer has {tokens} tokens but the model was "
-                              "built for {model}: the parts come from different runs.",
-                              name=name, tokens=tokenizer.vocab_size,
-                              model=model_config.vocab_size))
-    history = records_from_json(_json_member(members, HISTORY, name), name)
-
-    model = _model_from_weights(model_config, members[WEIGHTS], name)
-    trainer_state = None
-    if STATE_JSON in members:
-        tensors, _ = _safetensors(members.get(STATE_TENSORS, b""), msg(
-            "the trainer state in '{name}'", name=name))
+        model_config = _config(ModelConfig, _json(_read(zf, MODEL_CONFIG, MAX_SETTINGS_BYTES, name),
+                                                  MODEL_CONFIG, name), msg("model settings"))
+        train_config = _config(TrainConfig, _json(_read(zf, TRAIN_CONFIG, MAX_SETTINGS_BYTES, name),
+                                                  TRAIN_CONFIG, name), msg("training settings"))
+        n_values = _check_fits(model_config, name, torch.device(device), max_memory)
         try:
-            trainer_state = _decode_state(_json_member(members, STATE_JSON, name), tensors)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BundleError(msg("The trainer state in '{name}' is damaged ({reason}).",
-                                  name=name, reason=repr(exc))) from exc
-        if isinstance(trainer_state, dict) and "history" in trainer_state:
-            trainer_state["history"] = records_from_json(trainer_state["history"], name)
+            tokenizer = tokenizer_from_data(_json(_read(zf, TOKENIZER, MAX_TOKENIZER_BYTES, name),
+                                                  TOKENIZER, name))
+        except (TokenizerError, KeyError, TypeError) as exc:
+            raise BundleError(msg("The tokenizer in '{name}' cannot be rebuilt: {reason}",
+                                  name=name, reason=_reason(exc))) from exc
+        if tokenizer.vocab_size != model_config.vocab_size:
+            raise BundleError(msg("In '{name}' the tokenizer has {tokens} tokens but the model was "
+                                  "built for {model}: the parts come from different runs.",
+                                  name=name, tokens=tokenizer.vocab_size,
+                                  model=model_config.vocab_size))
+        history = records_from_json(_json(_read(zf, HISTORY, MAX_HISTORY_BYTES, name), HISTORY,
+                                          name), name)
+        weights_cap = MAX_BYTES_PER_VALUE * n_values + TENSOR_HEADER_BYTES
+        model = _model_from_weights(model_config, _read(zf, WEIGHTS, weights_cap, name), name)
+        trainer_state = None
+        if STATE_JSON in names:
+            state_cap = STATE_VALUES_PER_PARAMETER * weights_cap
+            data = _read(zf, STATE_TENSORS, state_cap, name) if STATE_TENSORS in names else b""
+            tensors, _ = _safetensors(data, msg("the trainer state in '{name}'", name=name))
+            del data
+            try:
+                trainer_state = _decode_state(_json(_read(zf, STATE_JSON, MAX_STATE_JSON_BYTES,
+                                                          name), STATE_JSON, name), tensors)
+            except (KeyError, TypeError, ValueError) as exc:
+                raise BundleError(msg("The trainer state in '{name}' is damaged ({reason}).",
+                                      name=name, reason=repr(exc)[:80])) from exc
+            if isinstance(trainer_state, dict) and "history" in trainer_state:
+                trainer_state["history"] = records_from_json(trainer_state["history"], name)
+            if strict_state:
+                _check_trainer_state(trainer_state, model, train_config, name)
     model = model.to(device).eval()
     return Bundle(model, tokenizer, model_config, train_config, history, trainer_state, meta)
 
 
-def _read_members(path: Path) -> dict[str, bytes]:
-    """The known members of the zip at ``path``, read in memory after every guard."""
+@contextlib.contextmanager
+def _open_zip(path: Path) -> Iterator[zipfile.ZipFile]:
+    """The zip at ``path``, opened after the guards on the file and on its listing."""
     name = path.name
     if not path.exists():
         raise BundleError(msg("There is no file at '{path}'.", path=str(path)))
@@ -457,13 +566,57 @@ def _read_members(path: Path) -> dict[str, bytes]:
         raise BundleError(msg("'{name}' is not a Transformer Playground bundle (a .zip file).",
                               name=name))
     try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-            _check_listing(infos, name)
-            return {i.filename: zf.read(i) for i in infos if i.filename in KNOWN}
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as exc:
         raise BundleError(msg("'{name}' is damaged: a part of the zip cannot be read ({reason}). "
-                              "Save or download it again.", name=name, reason=str(exc))) from exc
+                              "Save or download it again.", name=name,
+                              reason=type(exc).__name__)) from exc
+    with zf:
+        _check_listing(zf.infolist(), name)
+        yield zf
+
+
+def _read(zf: zipfile.ZipFile, member: str, limit: int, name: str) -> bytes:
+    """One member's bytes, refused before reading when the zip says it unpacks past ``limit``
+    (zipfile never inflates a member past the size its listing declares: the CRC check fails)."""
+    try:
+        info = zf.getinfo(member)
+    except KeyError:
+        raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle again.",
+                              name=name, members=member)) from None
+    if info.file_size > limit:
+        raise BundleError(msg("In '{name}', {member} would unpack to {size}, more than the {limit} "
+                              "it can take in a bundle of these settings (the file is damaged or "
+                              "was made to exhaust memory), so it was not loaded.", name=name,
+                              member=member, size=human_bytes(info.file_size),
+                              limit=human_bytes(limit)))
+    try:
+        return zf.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError) as exc:
+        raise BundleError(msg("'{name}' is damaged: a part of the zip cannot be read ({reason}). "
+                              "Save or download it again.", name=name,
+                              reason=type(exc).__name__)) from exc
+
+
+def _check_fits(config: ModelConfig, name: str, device: torch.device,
+                max_memory: int | None) -> int:
+    """Refuse a model that could not be loaded and used here; returns its number of weight
+    values (each tensor of the state dict once), which bounds the weights' member."""
+    with torch.device("meta"):  # shapes only; a tied matrix is one object, counted once
+        tensors = GPT(config).state_dict(keep_vars=True).values()
+        n_values = sum({id(t): t.numel() for t in tensors}.values())
+    # the file's bytes and the tensors read from them live beside the model while it loads
+    need = inference_memory(config) + 2 * 4 * n_values
+    if max_memory is None:
+        free = available_memory(device)
+        max_memory = None if free is None else int(MEMORY_HEADROOM * free)
+    if max_memory is not None and need > max_memory:
+        raise BundleError(msg("'{name}' holds a model that needs about {need} of memory to load and "
+                              "generate with (its weights, the position tables and a KV cache over "
+                              "its {block_size}-token context), but only {free} can be given to it "
+                              "here. It was not loaded.", name=name, need=human_bytes(need),
+                              block_size=f"{config.block_size:,}", free=human_bytes(max_memory)))
+    return n_values
 
 
 def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
@@ -476,6 +629,9 @@ def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
                                   "loaded.", name=name, member=repr(member)))
     if len(names) != len(set(names)):
         raise BundleError(msg("'{name}' lists the same entry twice; it was not loaded.", name=name))
+    if any(i.flag_bits & 0x1 for i in infos):  # bit 0: the entry is encrypted
+        raise BundleError(msg("'{name}' is password-protected (encrypted). Bundles are never "
+                              "encrypted: upload the .zip file as this app saved it.", name=name))
     if len(names) > MAX_MEMBERS:
         raise BundleError(msg("'{name}' holds {n} entries, far more than a bundle; it was not "
                               "loaded.", name=name, n=len(names)))
@@ -506,15 +662,45 @@ def _check_listing(infos: list[zipfile.ZipInfo], name: str) -> None:
                               "It holds: {members}.", name=name, members=held))
 
 
-def _json_member(members: dict[str, bytes], member: str, name: str) -> Any:
-    if member not in members:
-        raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle again.",
-                              name=name, members=member))
+def _json(data: bytes, member: str, name: str) -> Any:
+    """A member's JSON, refused unless it is shaped like what this app writes.
+
+    The size was bounded before reading (``_read``); here the count of objects and lists is
+    bounded too, because ``[{},{},...]`` costs about 24 bytes of memory per byte of JSON
+    (every container this app writes takes 10 bytes of text or more), and so is the nesting.
+    """
+    containers = data.count(b"{") + data.count(b"[")  # brackets inside strings count too: a bound
+    if containers > 64 + len(data) // JSON_BYTES_PER_CONTAINER:
+        raise BundleError(msg("{member} in '{name}' is not what this app writes: it holds {n} "
+                              "objects and lists in {size} of JSON, so it was not read.",
+                              member=member, name=name, n=f"{containers:,}",
+                              size=human_bytes(len(data))))
     try:
-        return json.loads(members[member].decode("utf-8"))
+        value = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
         raise BundleError(msg("{member} in '{name}' is damaged (not valid JSON: {reason}).",
-                              member=member, name=name, reason=str(exc))) from exc
+                              member=member, name=name, reason=str(exc)[:80])) from exc
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        raise BundleError(msg("{member} in '{name}' is nested more than {depth} levels deep, far "
+                              "deeper than anything this app writes, so it was not read.",
+                              member=member, name=name, depth=MAX_JSON_DEPTH))
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists and dicts more than ``limit`` deep (no recursion).
+
+    >>> _deeper_than({"a": [[1]]}, 3), _deeper_than({"a": [[1]]}, 2)
+    (False, True)
+    """
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
 
 
 def _config(cls, data: Any, what: str):
@@ -564,6 +750,9 @@ def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
             tensor=k, dtype=str(tensors[k].dtype))
         for k in expected if k in tensors and not tensors[k].is_floating_point()
     ]
+    if not problems:  # a NaN or infinite weight would only fail later, in the first forward pass
+        problems += [msg("{tensor} holds values that are not finite numbers (NaN or infinity)",
+                         tensor=k) for k in expected if not bool(torch.isfinite(tensors[k]).all())]
     if problems:
         shown = problems[0]  # "a; b; c; d; and 3 more", each part translatable
         for problem in problems[1:4]:
@@ -583,3 +772,114 @@ def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
                                       second=k))
     model.load_state_dict(tensors, strict=True)
     return model
+
+
+# ---------------------------------------------------------------------------------------------
+# The trainer state: checked field by field against what Trainer.state_dict() writes
+
+STATE_FIELDS = {"step", "elapsed", "train_time", "optimizer", "train_rng", "eval_rng",
+                "torch_rng", "history"}
+OPTIONAL_STATE_FIELDS = {"next_starts", "scaler", "cuda_rng"}
+MAX_STEP = 10_000_000  # TrainConfig.max_steps' own limit
+
+
+def _check_trainer_state(state: Any, model: GPT, train_config: TrainConfig, name: str) -> None:
+    """Refuse a trainer state that resuming could not use, naming the first field that is wrong:
+    the counters (whole or finite numbers, not negative), each random generator's state (one
+    torch accepts), the optimizer's (its groups as the model's optimizer has them, for every
+    parameter tensors of its shape, all finite) and the rest (types and shapes)."""
+    def refuse(field: str, problem: Message) -> None:
+        raise BundleError(msg("The trainer state in '{name}' cannot be used to continue training: "
+                              "{field} {problem}. The bundle was not loaded; save it again from a "
+                              "run.", name=name, field=field, problem=problem))
+
+    if not isinstance(state, dict):
+        refuse("trainer_state", msg("is not a set of named values"))
+    for key in sorted(STATE_FIELDS - state.keys()):
+        refuse(key, msg("is missing"))
+    for key in sorted(state.keys() - STATE_FIELDS - OPTIONAL_STATE_FIELDS):
+        refuse(repr(key)[:40], msg("is not a field of a trainer state"))
+    step = state["step"]
+    if isinstance(step, bool) or not isinstance(step, int) or not 0 <= step <= MAX_STEP:
+        refuse("step", msg("must be a whole number from 0 to {high}", high=f"{MAX_STEP:,}"))
+    for key in ("elapsed", "train_time"):
+        value = state[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                math.isfinite(value) and value >= 0):
+            refuse(key, msg("must be a number of seconds, 0 or more"))
+    for key in ("train_rng", "eval_rng", "torch_rng"):
+        if not _is_generator_state(state[key]):
+            refuse(key, msg("is not the state of a random number generator"))
+    cuda = state.get("cuda_rng")
+    if cuda is not None and not (isinstance(cuda, torch.Tensor) and cuda.dtype == torch.uint8
+                                 and cuda.dim() == 1 and cuda.numel() <= 64):
+        refuse("cuda_rng", msg("is not the state of a random number generator"))
+    starts = state.get("next_starts")
+    if starts is not None and not (isinstance(starts, torch.Tensor) and starts.dim() == 1
+                                   and starts.dtype == torch.int64 and starts.numel() <= 65_536
+                                   and bool((starts >= 0).all())):
+        refuse("next_starts", msg("must be a list of positions in the text"))
+    scaler = state.get("scaler")
+    if scaler is not None and not (isinstance(scaler, dict) and all(
+            _finite_number(v) for v in scaler.values())):
+        refuse("scaler", msg("must hold finite numbers"))
+    _check_optimizer_state(state["optimizer"], model, train_config, refuse)
+
+
+def _is_generator_state(value: Any) -> bool:
+    """Whether torch takes ``value`` as a CPU generator's state (tried on a scratch generator)."""
+    if not isinstance(value, torch.Tensor) or value.dtype != torch.uint8 or value.dim() != 1:
+        return False
+    try:
+        torch.Generator().set_state(value)
+    except (RuntimeError, TypeError, ValueError):
+        return False
+    return True
+
+
+def _finite_number(value: Any) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, (int, float))
+            and math.isfinite(value))
+
+
+def _check_optimizer_state(saved: Any, model: GPT, train_config: TrainConfig, refuse) -> None:
+    """The optimizer's saved state against a fresh optimizer for the model: the same groups
+    of the same parameters, finite settings, and per parameter finite tensors of its shape
+    (``step`` a single number)."""
+    kind = "muon" if isinstance(saved, dict) and saved.keys() == {"adamw", "muon"} else "adamw"
+    fresh = build_optimizer(model, dataclasses.replace(train_config, optimizer=kind), "cpu")
+    parts = ({"adamw": fresh.adamw, "muon": fresh.muon} if kind == "muon" else {"": fresh})
+    for part, optimizer in parts.items():
+        where = f"optimizer.{part}" if part else "optimizer"
+        state = saved[part] if part else saved
+        if not (isinstance(state, dict) and isinstance(state.get("state"), dict)
+                and isinstance(state.get("param_groups"), list)):
+            refuse(where, msg("is not an optimizer's state"))
+        groups = state["param_groups"]
+        expected = optimizer.state_dict()["param_groups"]
+        if len(groups) != len(expected) or any(
+                not isinstance(g, dict) or g.get("params") != e["params"]
+                for g, e in zip(groups, expected)):
+            refuse(f"{where}.param_groups", msg("do not match this model's parameters"))
+        for i, group in enumerate(groups):
+            for key, value in group.items():
+                values = value if isinstance(value, (tuple, list)) and key != "params" else [value]
+                if any(isinstance(v, float) and not math.isfinite(v) for v in values):
+                    refuse(f"{where}.param_groups[{i}].{key}", msg("must be a finite number"))
+        shapes = {index: p.shape for g, e in zip(optimizer.param_groups, expected)
+                  for index, p in zip(e["params"], g["params"])}
+        for index, entry in state["state"].items():
+            field = f"{where}.state[{repr(index)[:20]}]"
+            if index not in shapes or not isinstance(entry, dict):
+                refuse(field, msg("is not the state of one of this model's parameters"))
+            for key, value in entry.items():
+                single = key == "step"
+                fits = isinstance(value, torch.Tensor) and value.is_floating_point() and (
+                    value.numel() == 1 if single else value.shape == shapes[index])
+                if not fits and not (single and _finite_number(value)):
+                    refuse(f"{field}.{repr(key)[:20]}", msg(
+                        "must be a number" if single else
+                        "must be a tensor of its parameter's shape {shape}",
+                        shape=str(tuple(shapes[index]))))
+                if isinstance(value, torch.Tensor) and not bool(torch.isfinite(value).all()):
+                    refuse(f"{field}.{repr(key)[:20]}", msg("holds values that are not finite"))

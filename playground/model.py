@@ -466,15 +466,46 @@ def flops_per_token(cfg: ModelConfig, non_embedding_params: int) -> float:
     return 6 * non_embedding_params + 12 * cfg.n_layer * cfg.n_head * cfg.head_size * cfg.block_size
 
 
-def estimate_memory(model_cfg: ModelConfig, train_cfg: TrainConfig, bytes_per_value: int = 4) -> int:
-    """A rough upper estimate, in bytes, of the memory a training run needs.
+def inference_memory(cfg: ModelConfig, batch_size: int = 1, bytes_per_value: int = 4) -> int:
+    """Bytes a model of ``cfg`` holds to generate: its weights and buffers (the position
+    table, RoPE's cos/sin in every layer), a KV cache over the whole context, and one forward
+    pass's activations at the whole context. Buffers and the cache grow with block_size, not
+    with the parameters: a small model with a long context can still need gigabytes.
+
+    >>> shape = dict(vocab_size=65, n_layer=4, n_head=4, n_embd=128, pos="rope")
+    >>> inference_memory(ModelConfig(block_size=64, **shape)) // 2**10  # KB
+    3957
+    >>> inference_memory(ModelConfig(block_size=65_536, **shape)) // 2**20  # MB
+    851
+    """
+    with torch.device("meta"):  # shapes only: nothing is allocated
+        model = GPT(cfg)
+    held = model.num_params() + sum(b.numel() for b in model.buffers())
+    tokens = batch_size * cfg.block_size
+    cache = 2 * cfg.n_layer * tokens * cfg.n_embd  # keys and values: (B, nh, T, hs) per layer
+    activations = tokens * (8 * cfg.n_embd + 2 * cfg.hidden_size + cfg.vocab_size)  # one layer's
+    return bytes_per_value * (held + cache + activations)
+
+
+# the bytes each token of the corpus takes while it is encoded, split and measured (prepare_run)
+DATA_BYTES_PER_TOKEN = 32
+
+
+def estimate_memory(model_cfg: ModelConfig, train_cfg: TrainConfig, bytes_per_value: int = 4,
+                    *, data_tokens: int = 0) -> int:
+    """An upper estimate, in bytes, of the memory a whole training run needs, its bundle's
+    save included; ``data_tokens`` (the corpus's length) adds the encoded text.
 
     Weights, gradients and AdamW's two moments take 4 values per parameter; the activations
     kept for the backward pass take about (16 C + 3 nh T) values per token and layer, plus
-    the logits (3 V values per token: logits, softmax, gradient).
+    the logits (3 V values per token: logits, softmax, gradient); the buffers and the KV
+    cache of the evaluation samples are ``inference_memory``'s. Saving streams the tensors
+    into the bundle from where they lie (``checkpoint.save_bundle``), so it adds no copy.
     """
     n = count_params(model_cfg)
     tokens = (train_cfg.batch_size // train_cfg.grad_accum) * model_cfg.block_size
     per_layer = tokens * (16 * model_cfg.n_embd + 3 * model_cfg.n_head * model_cfg.block_size)
     activations = model_cfg.n_layer * per_layer + 3 * tokens * model_cfg.vocab_size
-    return bytes_per_value * (4 * n + activations)
+    sampling = inference_memory(model_cfg, bytes_per_value=bytes_per_value) - bytes_per_value * n
+    return (bytes_per_value * (4 * n + activations) + sampling
+            + DATA_BYTES_PER_TOKEN * data_tokens)

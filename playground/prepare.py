@@ -84,9 +84,10 @@ def split_data(text: str, tokenizer: Tokenizer, val_fraction: float, block_size:
 
 
 def check_memory(model_config: ModelConfig, train_config: TrainConfig,
-                 device: torch.device) -> None:
-    """Refuse a run whose memory estimate exceeds ``MEMORY_HEADROOM`` of what ``device`` has free."""
-    need = estimate_memory(model_config, train_config)
+                 device: torch.device, data_tokens: int = 0) -> None:
+    """Refuse a run whose memory estimate (``data_tokens`` of text included) exceeds
+    ``MEMORY_HEADROOM`` of what ``device`` has free."""
+    need = estimate_memory(model_config, train_config, data_tokens=data_tokens)
     free = available_memory(device)
     if free is not None and need > MEMORY_HEADROOM * free:
         raise ConfigError(msg("This model needs about {need} of memory to train, but only {free} "
@@ -171,7 +172,8 @@ def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
     else:
         model_config = replace(model_config, vocab_size=tokenizer.vocab_size)
     if check_free_memory:
-        check_memory(model_config, train_config, device or pick_device(train_config.device))
+        check_memory(model_config, train_config, device or pick_device(train_config.device),
+                     data_tokens=len(corpus.text))  # tokens <= characters: char, and BPE on most text
     data = split_data(corpus.text, tokenizer, train_config.val_fraction, model_config.block_size)
     if model is None:
         model = new_model(model_config, train_config.seed)

@@ -378,13 +378,23 @@ def train_tokenizer(kind: str, text: str, vocab_size: int | None = None) -> Toke
 
 def tokenizer_from_json(s: str) -> Tokenizer:
     """Rebuild a tokenizer from ``Tokenizer.to_json()``; anything else raises TokenizerError."""
-    from tokenizers import Tokenizer as HFTokenizer
-
     try:
         spec = json.loads(s)
     except (TypeError, ValueError, RecursionError) as exc:  # Recursion: deep nesting
         raise TokenizerError(msg("The tokenizer data is not valid JSON ({reason}).",
                                  reason=str(exc))) from exc
+    return tokenizer_from_data(spec)
+
+
+def tokenizer_from_data(spec: Any) -> Tokenizer:
+    """Rebuild a tokenizer from ``to_json()``'s data, already parsed (a bundle parses its JSON
+    once, after its own checks).
+
+    >>> tokenizer_from_data({"kind": "char", "chars": ["a", "b"]}).encode("ba")
+    [1, 0]
+    """
+    from tokenizers import Tokenizer as HFTokenizer
+
     kind = spec.get("kind") if isinstance(spec, dict) else None
     if kind == "char":
         chars = spec.get("chars")
@@ -394,11 +404,12 @@ def tokenizer_from_json(s: str) -> Tokenizer:
             hf = HFTokenizer.from_str(json.dumps(spec["tokenizer"]))
         except Exception as exc:  # tokenizers raises a bare Exception on bad data
             raise TokenizerError(msg("The BPE tokenizer data is damaged ({reason}).",
-                                     reason=str(exc))) from exc
+                                     reason=str(exc)[:200])) from exc
         requested = spec.get("requested_vocab_size")
         return BPETokenizer(hf, requested if isinstance(requested, int) else None)
     raise TokenizerError(msg("The tokenizer data does not say which kind it is (got kind={kind}); "
-                             "expected one of {kinds}.", kind=repr(kind), kinds=", ".join(KINDS)))
+                             "expected one of {kinds}.", kind=repr(kind)[:40],
+                             kinds=", ".join(KINDS)))
 
 
 def load_tokenizer(path: str | os.PathLike) -> Tokenizer:

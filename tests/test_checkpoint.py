@@ -268,7 +268,7 @@ def test_trainer_state_round_trips_and_resumes_identically(tmp_path, char_tok):
         "__tensor__": "a key that looks like a tag",
     }
     path = save_bundle(tmp_path / "s.zip", model, char_tok, TRAIN, HISTORY, trainer_state=state)
-    loaded = load_bundle(path).trainer_state
+    loaded = load_bundle(path, strict_state=False).trainer_state  # a state of the format, not a Trainer's
 
     assert loaded["step"] == 2 and loaded["best_val_loss"] is None
     assert loaded["__tensor__"] == "a key that looks like a tag"
@@ -286,7 +286,7 @@ def test_trainer_state_round_trips_and_resumes_identically(tmp_path, char_tok):
             assert torch.equal(loaded_opt["state"][i][key], value)
 
     # resuming from the bundle continues exactly like the run that never stopped
-    resumed = load_bundle(path).model
+    resumed = load_bundle(path, strict_state=False).model
     resumed_opt = resumed.configure_optimizer(0.1, 1e-2, (0.9, 0.99), "cpu")
     resumed_opt.load_state_dict(loaded_opt)
     _train_steps(model, opt, batch, 2)
@@ -341,15 +341,17 @@ def test_interrupted_write_leaves_no_partial_file(tmp_path, monkeypatch, char_to
         monkeypatch.setattr(zipfile.ZipFile, "writestr", fail)
     else:
         monkeypatch.setattr(checkpoint.os, fail_in, fail)
-    with pytest.raises(type(error)):
+    # a disk error becomes a message for people; Ctrl-C stays itself
+    expected = (BundleError, "could not be written") if isinstance(error, OSError) else (type(error), None)
+    with pytest.raises(expected[0], match=expected[1]):
         save_bundle(tmp_path / "run.zip", model, char_tok, TRAIN, HISTORY)
     assert list(tmp_path.iterdir()) == []  # neither the bundle nor a temporary file
 
 
 def test_interrupted_overwrite_keeps_the_old_bundle(tmp_path, monkeypatch, good, char_tok):
     before = good.read_bytes()
-    monkeypatch.setattr(checkpoint.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError("I/O error")))
-    with pytest.raises(OSError):
+    monkeypatch.setattr(checkpoint.os, "fsync", lambda fd: (_ for _ in ()).throw(OSError(5, "I/O error")))
+    with pytest.raises(BundleError, match=r"could not be written \(I/O error\)\. Nothing was replaced"):
         save_bundle(good, make_model(char_tok.vocab_size), char_tok, TRAIN, [])
     monkeypatch.undo()
     assert good.read_bytes() == before

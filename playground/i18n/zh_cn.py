@@ -339,6 +339,56 @@ ZH_CN: dict[str, str] = {
         "{tensor} 存的是 {dtype} 值，而不是浮点权重",
     "{first}; {then}": "{first}；{then}",
     "{first}; and {n} more": "{first}；另外还有 {n} 处",
+    # bundles: bounded before anything is read or built, and saved without losing the old one
+    "'{name}' holds a model that needs about {need} of memory to load and generate with (its "
+    "weights, the position tables and a KV cache over its {block_size}-token context), but only "
+    "{free} can be given to it here. It was not loaded.":
+        "“{name}”里的模型加载并用来生成需要约 {need} 内存（权重、位置表，以及覆盖 {block_size} "
+        "个词元上下文的 KV 缓存），但这里最多只能给它 {free}。没有加载它。",
+    "'{name}' is password-protected (encrypted). Bundles are never encrypted: upload the .zip "
+    "file as this app saved it.":
+        "“{name}”设了密码（已加密）。模型包从不加密：请上传本应用保存的原始 .zip 文件。",
+    "In '{name}', {member} would unpack to {size}, more than the {limit} it can take in a bundle "
+    "of these settings (the file is damaged or was made to exhaust memory), so it was not loaded.":
+        "“{name}”中的 {member} 解压后有 {size}，超过了这种设置的模型包所能容纳的 {limit}"
+        "（文件已损坏，或是为耗尽内存而制作的），所以没有加载。",
+    "{member} in '{name}' is not what this app writes: it holds {n} objects and lists in {size} "
+    "of JSON, so it was not read.":
+        "“{name}”中的 {member} 不是本应用写出的内容：{size} 的 JSON 里有 {n} 个对象和列表，"
+        "所以没有读取。",
+    "{member} in '{name}' is nested more than {depth} levels deep, far deeper than anything this "
+    "app writes, so it was not read.":
+        "“{name}”中的 {member} 嵌套超过 {depth} 层，远比本应用写出的任何内容都深，所以没有读取。",
+    "{tensor} holds values that are not finite numbers (NaN or infinity)":
+        "{tensor} 含有不是有限数的值（NaN 或无穷大）",
+    "{tensor} holds {dtype} values, which a bundle cannot store.":
+        "{tensor} 存的是 {dtype} 值，模型包无法保存这种类型。",
+    "The bundle '{name}' could not be written ({reason}). Nothing was replaced: an earlier file "
+    "of that name is kept as it was.":
+        "无法写入模型包“{name}”（{reason}）。没有替换任何文件：同名的旧文件原样保留。",
+    "There is not enough free disk space to save the bundle '{name}': it needs about {need} and "
+    "{free} is free. Nothing was written, and an earlier file of that name is kept as it was.":
+        "磁盘空间不足，无法保存模型包“{name}”：需要约 {need}，只剩 {free}。什么也没有写入，"
+        "同名的旧文件原样保留。",
+    "The trainer state in '{name}' cannot be used to continue training: {field} {problem}. The "
+    "bundle was not loaded; save it again from a run.":
+        "“{name}”中的训练状态无法用来继续训练：{field} {problem}。没有加载这个模型包；"
+        "请从一次运行重新保存它。",
+    "is not a set of named values": "不是一组带名字的值",
+    "is missing": "缺失",
+    "is not a field of a trainer state": "不是训练状态里的字段",
+    "must be a whole number from 0 to {high}": "必须是 0 到 {high} 之间的整数",
+    "must be a number of seconds, 0 or more": "必须是秒数，且不小于 0",
+    "is not the state of a random number generator": "不是随机数生成器的状态",
+    "must be a list of positions in the text": "必须是文本中的一串位置",
+    "must hold finite numbers": "必须只含有限数",
+    "is not an optimizer's state": "不是优化器的状态",
+    "do not match this model's parameters": "与这个模型的参数对不上",
+    "must be a finite number": "必须是有限数",
+    "is not the state of one of this model's parameters": "不是这个模型某个参数的状态",
+    "must be a number": "必须是一个数",
+    "must be a tensor of its parameter's shape {shape}": "必须是与其参数形状 {shape} 相同的张量",
+    "holds values that are not finite": "含有不是有限数的值",
     # --- shared links (playground.export.links) ---------------------------------------------------
     "The link's setting {setting} must be 1 or 0 (on or off), got {value}.":
         "链接中的设置 {setting} 必须是 1 或 0（开或关），收到的是 {value}。",
