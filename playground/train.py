@@ -113,6 +113,20 @@ Record = StepRecord | EvalRecord | EndRecord
 RECORD_TYPES = (StepRecord, EvalRecord, EndRecord)  # ``checkpoint`` writes them as JSON, by kind
 
 
+@dataclass(frozen=True)
+class EvalProgress:
+    """How far an evaluation under way has got: ``done`` of ``total`` batches (both splits).
+
+    Not a record: never kept in the history nor saved, and yielded only by
+    ``run(eval_progress=True)``, so a page can say "evaluating: 120 / 400 batches" while a
+    long evaluation runs (and its Stop button is seen to work).
+    """
+
+    step: int
+    done: int
+    total: int
+
+
 # ---------------------------------------------------------------------------------------------
 # Pure helpers
 
@@ -265,6 +279,15 @@ class _NonFiniteLoss(Exception):
         self.loss = loss
 
 
+def _result(generator):
+    """What a generator returns, run to its end (anything it yields is dropped)."""
+    while True:
+        try:
+            next(generator)
+        except StopIteration as end:
+            return end.value
+
+
 class _EvalStopped(Exception):
     """Stop was asked for during an evaluation (a big one takes minutes on a CPU)."""
 
@@ -364,12 +387,14 @@ class Trainer:
 
     # -- the loop -----------------------------------------------------------------------------
 
-    def run(self, max_steps: int | None = None) -> Iterator[Record]:
+    def run(self, max_steps: int | None = None, *,
+            eval_progress: bool = False) -> Iterator[Record | EvalProgress]:
         """Train until ``config.max_steps``, or at most ``max_steps`` more steps; yield records.
 
         Calling ``run`` again continues where the last call ended (same step, optimiser and
         random streams), so a run can be driven in chunks. The last record is an
         ``EndRecord``; after it the model is in train mode, finite and ready to save.
+        ``eval_progress`` adds an ``EvalProgress`` after every evaluation batch (not a record).
         """
         cfg = self.config
         end = cfg.max_steps if max_steps is None else min(cfg.max_steps, self.step + max_steps)
@@ -382,7 +407,7 @@ class Trainer:
 
         try:
             if self.step == 0 and not any(isinstance(r, EvalRecord) for r in self.history):
-                yield self._remember(self._evaluate(elapsed))
+                yield self._remember((yield from self._evaluate(elapsed, eval_progress)))
             while self.step < end:
                 if agree_any(self._stop.is_set(), self.dist):
                     self._stop.clear()
@@ -393,7 +418,7 @@ class Trainer:
                 record = self._train_step(elapsed)
                 yield self._remember(record)
                 if self.step % cfg.eval_interval == 0 or self.step == cfg.max_steps:
-                    yield self._remember(self._evaluate(elapsed))
+                    yield self._remember((yield from self._evaluate(elapsed, eval_progress)))
             if self.done:
                 message = msg("Finished all {max_steps} steps.", max_steps=f"{cfg.max_steps:,}")
             else:
@@ -487,7 +512,6 @@ class Trainer:
         window = ids[starts.to(self.device)[:, None] + self._positions]  # (B, T + 1) in one gather
         return window[:, :-1].contiguous(), window[:, 1:].contiguous()
 
-    @torch.no_grad()
     def evaluate(self) -> tuple[float, float]:
         """Mean loss on ``eval_iters`` training and validation batches: (train, val).
 
@@ -496,7 +520,14 @@ class Trainer:
         processes each evaluates its slice of every batch and the means are averaged. In one
         process, a ``stop()`` during the evaluation ends it after the current batch.
         """
+        return _result(self._evaluation(progress=False))
+
+    @torch.no_grad()  # on a generator: only while it runs, not while its caller holds it
+    def _evaluation(self, progress: bool):
+        """``evaluate`` as a generator: an ``EvalProgress`` after each batch when ``progress``;
+        returns (train, val)."""
         cfg = self.config
+        total = 2 * cfg.eval_iters
         self.model.eval()
         try:
             means = []
@@ -510,19 +541,23 @@ class Trainer:
                     x, y = self._gather(ids, starts)
                     with autocast_context(self.device, self.dtype):
                         losses[i] = self._forward(x, y)[1]
+                    if progress:
+                        yield EvalProgress(self.step, len(means) * cfg.eval_iters + i + 1, total)
                 means.append(losses.mean())
         finally:
             self.model.train()
         train_loss, val_loss = all_reduce_mean(torch.stack(means), self.dist).tolist()
         return train_loss, val_loss
 
-    def _evaluate(self, elapsed) -> EvalRecord:
+    def _evaluate(self, elapsed, progress: bool = False):
+        """The evaluation at this step as a generator (``EvalProgress`` when ``progress``);
+        returns its ``EvalRecord``."""
         # nanoGPT has drawn the next step's batch when it evaluates; with one stream the order
         # matters, and with separate streams drawing it now changes nothing
         self._next_batch_starts()
         before = self.streams.eval.get_state()
         try:
-            train_loss, val_loss = self.evaluate()
+            train_loss, val_loss = yield from self._evaluation(progress)
         except _EvalStopped:
             self.streams.eval.set_state(before)  # a resumed run draws what a straight one would
             raise

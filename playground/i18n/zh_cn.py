@@ -646,9 +646,11 @@ ZH_CN: dict[str, str] = {
         "训练这个模型大约需要 {need} 内存，但 {device} 上只有 {free} 可用。请把模型调小："
         "减少层数（n_layer）、减小宽度（n_embd），或减小 batch_size 或 block_size。",
     # --- training -----------------------------------------------------------------------------
-    "uniform guess (ln {vocab} = {value})": "均匀猜测（ln {vocab} = {value}）",
-    "unigram entropy ({value})": "一元熵（{value}）",
-    "nanoGPT baby GPT ({value})": "nanoGPT 小型 GPT（{value}）",
+    "guessing letters at random ({value})": "随机猜字符（{value}）",
+    "guessing tokens at random ({value})": "随机猜词元（{value}）",
+    "knowing only letter frequencies ({value})": "只知道每个字符的频率（{value}）",
+    "knowing only token frequencies ({value})": "只知道每个词元的频率（{value}）",
+    "nanoGPT's big GPU model ({value})": "nanoGPT 在 GPU 上训练的大模型（{value}）",
     # --- the training coach -------------------------------------------------------------------
     "Training coach": "训练教练",
     "Nothing to flag so far.": "目前没有需要提醒的问题。",
@@ -700,4 +702,54 @@ ZH_CN: dict[str, str] = {
         "保留第 {best_step} 步的模型，那时验证损失最低：下次在那里停止。",
     "Raise weight decay (weight_decay={weight_decay}).":
         "提高权重衰减（weight_decay={weight_decay}）。",
+    # --- time estimates (playground.estimate) ------------------------------------------------------
+    "{s} s": "{s} 秒",
+    "{m} min {s} s": "{m} 分 {s} 秒",
+    "{m} min": "{m} 分钟",
+    "{h} h {m} min": "{h} 小时 {m} 分",
+    "{d} days {h} h": "{d} 天 {h} 小时",
+    # --- the training coach: healthy runs, and what a loss means ------------------------------
+    "At {loss} it is as good as nanoGPT's big GPU model (1.47): real words in Shakespeare-like "
+    "lines.":
+        "损失 {loss}：和 nanoGPT 在 GPU 上训练的大模型（1.47）一样好：莎士比亚风格的诗行里是真正的单词。",
+    "At {loss} it has learned the shape of a play and most words come out right; the sentences "
+    "do not make sense yet.":
+        "损失 {loss}：它学会了剧本的样子，大多数单词都拼对了；句子还说不通。",
+    "At {loss} it has learned the shape of a play: speakers' names, real words and phrases that "
+    "almost read.":
+        "损失 {loss}：它学会了剧本的样子：说话人的名字、真正的单词，和几乎能读通的短语。",
+    "At {loss} it writes short real words and the layout of a play (names, line breaks), among "
+    "many made-up words.":
+        "损失 {loss}：它能写出简短的真单词和剧本的版式（人名、换行），但夹杂着许多编造的词。",
+    "At {loss} it has learned spaces, line breaks and common letter pairs: word-sized chunks, but "
+    "hardly a real word.":
+        "损失 {loss}：它学会了空格、换行和常见的字母组合：有单词大小的片段，但几乎没有真正的单词。",
+    "At {loss} it knows which letters are common and little else: its text is letter soup.":
+        "损失 {loss}：它只知道哪些字母常见：写出的是一锅字母汤。",
+    "The loss is not a number: the run broke down, so there is no text to speak of.":
+        "损失不是一个数：这次运行崩溃了，谈不上写出什么文本。",
+    "At {loss} it still guesses nearly at random: its text is noise.":
+        "损失 {loss}：它几乎还在随机乱猜：写出的是噪声。",
+    "At {loss} it knows only how common each token is: the right pieces in the wrong order.":
+        "损失 {loss}：它只知道每个词元有多常见：零件对了，顺序不对。",
+    "At {loss} it uses the context: well below the {unigram} of knowing only how common each "
+    "token is.":
+        "损失 {loss}：它用上了上下文：远低于只知道词元频率时的 {unigram}。",
+    "At {loss} it has learned something beyond a random guess; lower is better.":
+        "损失 {loss}：它学到了比随机猜测更多的东西；越低越好。",
+    "The validation loss fell from {first} to {last} in {steps} steps and was still falling at "
+    "the end.":
+        "验证损失在 {steps} 步内从 {first} 降到了 {last}，到最后还在下降。",
+    "The validation loss fell from {first} to {last} in {steps} steps and has levelled off.":
+        "验证损失在 {steps} 步内从 {first} 降到了 {last}，已经趋于平稳。",
+    "Train longer: tick 'Continue training' and raise max_steps to {more}.":
+        "训练更久：勾选“继续训练当前模型”，并把 max_steps 提高到 {more}。",
+    "A bigger model (more layers, a larger n_embd) or more text would take it lower.":
+        "更大的模型（更多的层、更大的 n_embd）或更多的文本能让它降得更低。",
+    "Or try optimizer=muon: it often learns faster per step.":
+        "或者试试 optimizer=muon：它每步往往学得更快。",
+    "The training loss went from {first} to {last} in {steps} steps.":
+        "训练损失在 {steps} 步内从 {first} 变成了 {last}。",
+    "The validation loss, measured on text the model never trains on, comes at step {step}.":
+        "验证损失（在模型从不训练的文本上测量）将在第 {step} 步给出。",
 }

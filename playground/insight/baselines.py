@@ -1,20 +1,27 @@
 """What good looks like: reference levels for the loss plot, and its x axes.
 
-A loss number means little on its own. Three levels put it in context:
+A loss number means little on its own. Three levels put it in context, each labelled in
+plain words on the plot (the jargon is here):
 
-* **uniform guess**, ln V: the loss of a model that gives every token the same chance. A
-  fresh model starts near it; a model stuck there has learned nothing.
-* **unigram entropy** of the training tokens: the loss of a model that knows how often each
-  token occurs but ignores the context. Going below it means the model uses the context.
-* **nanoGPT's baby GPT**, 1.4697 on Tiny Shakespeare at character level (6 layers, 384 wide,
-  context 256, 5000 steps on one A100; karpathy/nanoGPT README). Only comparable on that
-  corpus, with that tokenizer and the same split (the last 10% held out).
+* **guessing letters at random** (a uniform guess, ln V): the loss of a model that gives
+  every token the same chance. A fresh model starts near it; a model stuck there has
+  learned nothing.
+* **knowing only letter frequencies** (the unigram entropy of the training tokens): the
+  loss of a model that knows how often each token occurs but ignores the context. Going
+  below it means the model uses the context.
+* **nanoGPT's big GPU model** (its "baby GPT"), 1.4697 on Tiny Shakespeare at character
+  level (6 layers, 384 wide, context 256, 5000 steps on one A100; karpathy/nanoGPT README).
+  Only comparable on that corpus, with that tokenizer and the same split (the last 10%
+  held out).
 
-All levels are in nats per token, the unit of the training loss, or in bits per character
-when comparing runs with different tokenizers.
+With a BPE tokenizer the first two say "tokens" instead of "letters". All levels are in nats
+per token, the unit of the training loss, or in bits per character when comparing runs with
+different tokenizers.
 
 >>> [(line.key, round(line.value, 3)) for line in reference_lines(65, "aab", "bundled", "char")]
 [('uniform', 4.174), ('unigram', 0.637), ('nanogpt', 1.47)]
+>>> [line.label for line in reference_lines(65, "aab", "bundled", "char")]
+['guessing letters at random (4.17)', 'knowing only letter frequencies (0.64)', "nanoGPT's big GPU model (1.47)"]
 """
 
 from __future__ import annotations
@@ -117,7 +124,7 @@ def reference_lines(
     are in ``lang`` ("en" or "zh-CN").
 
     >>> [line.label for line in reference_lines(512, None, "upload", "bpe")]
-    ['uniform guess (ln 512 = 6.24)']
+    ['guessing tokens at random (6.24)']
     """
     if unit not in ("loss", "bpc"):
         raise ValueError(f"unit must be 'loss' or 'bpc', got {unit!r}.")
@@ -128,16 +135,21 @@ def reference_lines(
     def line(key: str, value: float, label: Message) -> ReferenceLine:
         return ReferenceLine(key, localize(label, lang), value)
 
+    letters = tokenizer_kind == "char"
     uniform = convert(uniform_loss(vocab_size))
-    lines = [line("uniform", uniform, msg("uniform guess (ln {vocab} = {value})",
-                                          vocab=f"{vocab_size}", value=f"{uniform:.2f}"))]
+    lines = [line("uniform", uniform, msg("guessing letters at random ({value})"
+                                          if letters else
+                                          "guessing tokens at random ({value})",
+                                          value=f"{uniform:.2f}"))]
     if train_ids is not None and len(train_ids):
         unigram = convert(unigram_entropy(train_ids))
-        lines.append(line("unigram", unigram, msg("unigram entropy ({value})",
+        lines.append(line("unigram", unigram, msg("knowing only letter frequencies ({value})"
+                                                  if letters else
+                                                  "knowing only token frequencies ({value})",
                                                   value=f"{unigram:.2f}")))
-    if is_tiny_shakespeare(corpus_source) and tokenizer_kind == "char":
+    if is_tiny_shakespeare(corpus_source) and letters:
         nanogpt = convert(NANOGPT_SHAKESPEARE_CHAR_VAL)
-        lines.append(line("nanogpt", nanogpt, msg("nanoGPT baby GPT ({value})",
+        lines.append(line("nanogpt", nanogpt, msg("nanoGPT's big GPU model ({value})",
                                                   value=f"{nanogpt:.2f}")))
     return lines
 

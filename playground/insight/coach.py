@@ -16,7 +16,10 @@ overfitting on Tiny Shakespeare):
 ``params``         far more parameters than training tokens
 =================  ==========================================================================
 
-The texts come from ``playground.i18n`` in the language asked for.
+A healthy run gets no warning but a ``progress_note`` instead: how far the validation loss
+came, and what to try next (train longer while it still falls; a bigger model or Muon once it
+levels off). ``loss_meaning`` says in one sentence what a loss means for the text the model
+writes. The texts come from ``playground.i18n`` in the language asked for.
 
 >>> from playground.train import StepRecord
 >>> def steps(loss):
@@ -27,6 +30,8 @@ The texts come from ``playground.i18n`` in the language asked for.
 >>> stuck = steps(lambda s: 4.15)
 >>> [note.kind for note in coach_notes(stuck, vocab_size=65, n_params=10_000, train_tokens=1_000_000)]
 ['not_learning']
+>>> loss_meaning(1.62, vocab_size=65, shakespeare_char=True)
+'At 1.62 it has learned the shape of a play and most words come out right; the sentences do not make sense yet.'
 """
 
 from __future__ import annotations
@@ -147,6 +152,118 @@ def coach_notes(
                                          *_dropout_tip(model_config)]))
 
     return [_note(kind, values, tips, lang) for kind, values, tips in found]
+
+
+# --- healthy runs: progress, and what the loss means ---------------------------------------
+
+STILL_FALLING = 0.01  # the last evaluation is this share below the one before: still learning
+
+
+def _shakespeare_level(loss: float, value: str) -> Message:
+    """What the samples of character-level Tiny Shakespeare runs read like at ``loss`` (from
+    the presets' runs, and nanoGPT's README for 1.47)."""
+    if loss < 1.5:
+        return msg("At {loss} it is as good as nanoGPT's big GPU model (1.47): real words in "
+                   "Shakespeare-like lines.", loss=value)
+    if loss < 1.7:
+        return msg("At {loss} it has learned the shape of a play and most words come out right; "
+                   "the sentences do not make sense yet.", loss=value)
+    if loss < 2.0:
+        return msg("At {loss} it has learned the shape of a play: speakers' names, real words "
+                   "and phrases that almost read.", loss=value)
+    if loss < 2.5:
+        return msg("At {loss} it writes short real words and the layout of a play (names, line "
+                   "breaks), among many made-up words.", loss=value)
+    if loss < 3.0:
+        return msg("At {loss} it has learned spaces, line breaks and common letter pairs: "
+                   "word-sized chunks, but hardly a real word.", loss=value)
+    return msg("At {loss} it knows which letters are common and little else: its text is letter "
+               "soup.", loss=value)
+
+
+def loss_meaning(loss: float, *, vocab_size: int, unigram: float | None = None,
+                 shakespeare_char: bool = False, lang: str = "en") -> str:
+    """One plain sentence on what a (validation) loss means for the text the model writes.
+
+    On character-level Tiny Shakespeare (``shakespeare_char``) the sentence says what its
+    samples read like at that loss; elsewhere, where it stands between a random guess
+    (ln ``vocab_size``) and knowing only the token frequencies (``unigram``).
+
+    >>> loss_meaning(4.1, vocab_size=65)
+    'At 4.10 it still guesses nearly at random: its text is noise.'
+    >>> loss_meaning(2.9, vocab_size=512, unigram=5.8)
+    'At 2.90 it uses the context: well below the 5.80 of knowing only how common each token is.'
+    """
+    if not _finite(loss):
+        return localize(msg("The loss is not a number: the run broke down, so there is no text "
+                            "to speak of."), lang)
+    value = f"{loss:.2f}"  # two decimals are all a sentence needs
+    if loss >= NOT_LEARNING_SHARE * math.log(max(2, vocab_size)):
+        return localize(msg("At {loss} it still guesses nearly at random: its text is noise.",
+                            loss=value), lang)
+    if unigram is not None and loss >= unigram - UNIGRAM_TOLERANCE * unigram:
+        return localize(msg("At {loss} it knows only how common each token is: the right "
+                            "pieces in the wrong order.", loss=value), lang)
+    if shakespeare_char:
+        return localize(_shakespeare_level(loss, value), lang)
+    if unigram is not None:
+        return localize(msg("At {loss} it uses the context: well below the {unigram} of knowing "
+                            "only how common each token is.", loss=value,
+                            unigram=f"{unigram:.2f}"), lang)
+    return localize(msg("At {loss} it has learned something beyond a random guess; lower is "
+                        "better.", loss=value), lang)
+
+
+def progress_note(history: Iterable[Record], *, config: TrainConfig | None = None,
+                  lang: str = "en") -> Note | None:
+    """For a run with nothing to warn about: how far it came, and what to try next.
+
+    None before the first step.
+
+    >>> from playground.train import EvalRecord
+    >>> run = [EvalRecord(0, 0, 4.2, 4.2, 6.1, 6.1, 0.1), EvalRecord(300, 9, 2.0, 2.1, 2.9, 3.0, 9.0),
+    ...        EvalRecord(600, 9, 1.8, 1.9, 2.6, 2.7, 18.0)]
+    >>> note = progress_note(run, config=TrainConfig(max_steps=600))
+    >>> note.kind, note.seen
+    ('progress', 'The validation loss fell from 4.200 to 1.900 in 600 steps and was still falling at the end.')
+    """
+    config = config or TrainConfig()
+    records = list(history)
+    steps = [r for r in records if isinstance(r, StepRecord) and _finite(r.loss)]
+    evals = [r for r in records if isinstance(r, EvalRecord) and _finite(r.val_loss)]
+    last_step = max([r.step for r in steps + evals], default=0)
+    if last_step == 0:
+        return None
+    tips: list[Tip]
+    if len(evals) >= 2 and evals[-1].step > evals[0].step:
+        first, before, last = evals[0], evals[-2], evals[-1]
+        falling = before.val_loss - last.val_loss > STILL_FALLING * last.val_loss
+        values = {"first": _fmt(first.val_loss), "last": _fmt(last.val_loss),
+                  "steps": f"{last.step - first.step:,}"}
+        if falling:
+            seen = msg("The validation loss fell from {first} to {last} in {steps} steps and was "
+                       "still falling at the end.", **values)
+            tips = [("coach_tip_continue", msg("Train longer: tick 'Continue training' and raise "
+                                               "max_steps to {more}.",
+                                               more=f"{2 * max(config.max_steps, last.step):,}"))]
+        else:
+            seen = msg("The validation loss fell from {first} to {last} in {steps} steps and has "
+                       "levelled off.", **values)
+            tips = [("coach_tip_bigger", msg("A bigger model (more layers, a larger n_embd) or "
+                                             "more text would take it lower."))]
+        if config.optimizer == "adamw":
+            tips.append(("coach_tip_muon", msg("Or try optimizer=muon: it often learns faster "
+                                               "per step.")))
+    else:
+        start = steps[0].loss if steps else evals[0].train_loss
+        now = _recent_loss(steps, evals)
+        seen = msg("The training loss went from {first} to {last} in {steps} steps.",
+                   first=_fmt(start), last=_fmt(now[1] if now else start), steps=f"{last_step:,}")
+        next_eval = (last_step // config.eval_interval + 1) * config.eval_interval
+        tips = [("coach_tip_next_eval", msg("The validation loss, measured on text the model "
+                                            "never trains on, comes at step {step}.",
+                                            step=f"{min(next_eval, config.max_steps):,}"))]
+    return _note("progress", seen, tips, lang)
 
 
 # --- reading the records ------------------------------------------------------------------

@@ -111,8 +111,9 @@ class LocalRun:
     def history(self) -> list[Record]:
         return self.trainer.history
 
-    def records(self) -> Iterator[Any]:
-        return self.trainer.run()
+    def records(self, eval_progress: bool = False) -> Iterator[Any]:
+        """The trainer's records (and ``EvalProgress`` during evaluations when asked)."""
+        return self.trainer.run(eval_progress=eval_progress)
 
     def stop(self) -> None:
         self.trainer.stop()
@@ -140,8 +141,11 @@ class ChunkedRun:
     def history(self) -> list[Record]:
         return list(self._state["history"]) if self._state else []
 
-    def records(self) -> Iterator[Any]:
-        """Chunks until an ``EndRecord`` arrives; the model and state advance after each."""
+    def records(self, eval_progress: bool = False) -> Iterator[Any]:
+        """Chunks until an ``EndRecord`` arrives; the model and state advance after each.
+
+        No ``EvalProgress`` (``eval_progress`` is accepted and ignored): a chunk evaluates on
+        its GPU in moments, and its records only arrive as the chunk yields them."""
         try:
             while True:
                 end = None

@@ -60,10 +60,11 @@ def test_reference_lines_for_tiny_shakespeare_at_character_level(shakespeare_tex
     train_text = shakespeare_text[: int(0.9 * len(shakespeare_text))]
     lines = reference_lines(65, train_text, "bundled", "char")
     assert [line.key for line in lines] == ["uniform", "unigram", "nanogpt"]
-    assert lines[0].value == math.log(65) and lines[0].label == "uniform guess (ln 65 = 4.17)"
+    assert lines[0].value == math.log(65) and lines[0].label == "guessing letters at random (4.17)"
     assert 3.2 < lines[1].value < 3.4  # Tiny Shakespeare's characters: about 3.3 nats
     assert lines[2].value == NANOGPT_SHAKESPEARE_CHAR_VAL == 1.4697
-    assert lines[2].label == "nanoGPT baby GPT (1.47)"
+    assert lines[1].label.startswith("knowing only letter frequencies (3.")
+    assert lines[2].label == "nanoGPT's big GPU model (1.47)"
 
 
 @pytest.mark.parametrize("source, kind", [("bundled", "bpe"), ("upload", "char"), ("paste", "char"),
@@ -84,7 +85,10 @@ def test_reference_lines_in_bits_per_character():
 
 def test_reference_labels_in_chinese():
     labels = [line.label for line in reference_lines(65, "abc", "bundled", "char", lang="zh-CN")]
-    assert labels == ["均匀猜测（ln 65 = 4.17）", "一元熵（1.10）", "nanoGPT 小型 GPT（1.47）"]
+    assert labels == ["随机猜字符（4.17）", "只知道每个字符的频率（1.10）",
+                      "nanoGPT 在 GPU 上训练的大模型（1.47）"]
+    bpe = [line.label for line in reference_lines(512, [1, 2], "upload", "bpe", lang="zh-CN")]
+    assert bpe == ["随机猜词元（6.24）", "只知道每个词元的频率（0.69）"]
 
 
 HISTORY = [

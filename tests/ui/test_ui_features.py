@@ -135,8 +135,8 @@ def test_reference_lines_and_x_axis(ready):
     names = [trace.name for trace in figure.data]
     vocab = ready.tokenizer.vocab_size
     assert names[:2] == ["train", "validation"]
-    assert names[2] == f"uniform guess (ln {vocab} = {math.log(vocab):.2f})"
-    assert names[3].startswith("unigram entropy (")
+    assert names[2] == f"guessing letters at random ({math.log(vocab):.2f})"
+    assert names[3].startswith("knowing only letter frequencies (")
     assert len(names) == 4  # pasted text: no nanoGPT line
     assert list(figure.data[2].y) == [pytest.approx(math.log(vocab))] * 2
     steps = [r for r in ready.trained.history if isinstance(r, StepRecord)]
