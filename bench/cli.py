@@ -20,13 +20,16 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from bench import inference, process, training  # noqa: E402
+from bench import inference, process, speedrun, training  # noqa: E402
 from bench.core import Context, Row, format_table, machine_info, write_json  # noqa: E402
 
 SECTIONS = {
     "train": training.throughput,
     "app-path": training.app_overhead,
-    "quality": training.time_to_quality,
+    "presets": speedrun.presets,
+    "ablations": speedrun.ablations,
+    "scaling": speedrun.scaling,
+    "gpu": speedrun.gpu,
     "generate": inference.generation,
     "bpe": inference.bpe,
     "app": process.cold_start,

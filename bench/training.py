@@ -1,4 +1,4 @@
-"""Training benchmarks: throughput beside nanoGPT, the app path's overhead, time to quality.
+"""Training benchmarks: throughput beside nanoGPT, the app path's overhead, and ``train_until``.
 
 Comparisons are interleaved: each contender runs a chunk of steps in turn, round after round,
 and each figure is the median over its chunks. Other load on the machine then slows every
@@ -243,7 +243,7 @@ def app_overhead(ctx: Context) -> list[Row]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Section 3: time to quality
+# Time to quality (the presets and gpu sections of bench/speedrun.py use it)
 
 
 def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, target: float,
@@ -282,53 +282,3 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
             "val_loss": end.val_loss if end else math.nan, "val_loss_200": val_200,
             "trainer_elapsed_s": end.elapsed if end else math.nan,
             "train_s_per_step": median(step_times) if step_times else math.nan}
-
-
-def time_to_quality(ctx: Context) -> list[Row]:
-    from playground.config import PRESETS as presets
-
-    name = "cpu-fast" if "cpu-fast" in presets else "tiny"
-    preset = presets[name]
-    model_cfg, train_cfg = preset.model, replace(preset.train, device="cpu")
-    target, limit = 1.88, 45.0
-    text = ctx.shakespeare()
-    if ctx.quick:  # a smoke run: a few steps of a tiny model, a target it surely reaches
-        model_cfg = quick_model(model_cfg)
-        train_cfg = replace(train_cfg, max_steps=6, eval_interval=3, eval_iters=2, batch_size=4,
-                            warmup_steps=1)
-        target = 10.0
-    result = train_until(model_cfg, train_cfg, text, target)
-    rows = [
-        Row("quality", f"seconds to val loss <= {target} ({name}, CPU)",
-            result["wall_s"] if result["hit"] else None, "s", f"<= {limit:g} s",
-            met=check(result["wall_s"], limit, False) if result["hit"] else False,
-            note=(f"step {result['step']:,}; includes tokenizer, data, evals" if result["hit"]
-                  else f"not reached in {result['step']:,} steps (val {result['val_loss']:.3f})")),
-        Row("quality", "val loss at that evaluation", result["val_loss"], "nats",
-            note=f"eval_iters={train_cfg.eval_iters}"),
-        Row("quality", "val loss re-measured, 200 batches", result["val_loss_200"], "nats",
-            note="same weights, larger sample"),
-    ]
-    if result["hit"]:
-        rows.append(Row("quality", "steps to the target, and training ms/step", result["step"], "steps",
-                        note=f"{1000 * result['train_s_per_step']:.1f} ms/step median in this run"))
-    if "nanogpt_s_per_step" in ctx.shared and not ctx.quick:
-        # nanoGPT's README recipe reaches 1.88 at its step 2000 (eval every 250 steps)
-        derived = 2000 * ctx.shared["nanogpt_s_per_step"]
-        rows.append(Row("quality", "nanoGPT CPU recipe to 1.88, derived", derived, "s",
-                        note="2000 steps x its ms/step from the train section, evals excluded"))
-    rows.append(gpu_time_to_quality(ctx))
-    return rows
-
-
-def gpu_time_to_quality(ctx: Context) -> Row:
-    metric = "seconds to val loss <= 1.47 (nanogpt-gpu, CUDA)"
-    if not torch.cuda.is_available() or ctx.quick:
-        return Row("quality", metric, None, "s", "<= 60 s", note="no CUDA device here: skipped")
-    preset = PRESETS["nanogpt-gpu"]
-    result = train_until(preset.model, replace(preset.train, device="cuda"), ctx.shakespeare(),
-                         1.47, device="cuda")
-    return Row("quality", metric, result["wall_s"] if result["hit"] else None, "s", "<= 60 s",
-               met=check(result["wall_s"], 60.0, False) if result["hit"] else False,
-               note=f"step {result['step']:,}, val {result['val_loss']:.3f} "
-                    f"(200 batches: {result['val_loss_200']:.3f}), {torch.cuda.get_device_name(0)}")

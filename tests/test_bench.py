@@ -8,7 +8,7 @@ import json
 import pytest
 import torch
 
-from bench import cli, core
+from bench import cli, core, speedrun
 from bench.reference import nanogpt_model
 from bench.reference.nanogpt_loop import (
     NanoGPTRecipe,
@@ -185,3 +185,36 @@ def test_quick_run_of_one_section_writes_table_and_json(tmp_path, capsys):
 def test_unknown_section_is_refused():
     with pytest.raises(SystemExit):
         cli.parse_args(["--only", "nonsense"])
+
+
+def test_speedrun_sections_run_quick_and_hold_their_targets(tmp_path):
+    """The presets, ablations, scaling and gpu sections in smoke mode: every row is there, the
+    ratios divide by nanoGPT's wall from the same run, and the gpu rows skip without CUDA."""
+    out = tmp_path / "results.json"
+    assert cli.main(["--quick", "--only", "presets", "--only", "ablations", "--only", "scaling",
+                     "--only", "gpu", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    by_metric = {r["metric"]: r for r in rows}
+    nanogpt = by_metric["nanoGPT CPU recipe, wall to its last evaluation"]["value"]
+    for name in speedrun.TARGETS:
+        wall = by_metric[f"{name}: wall to val loss <= 10"]["value"]
+        assert by_metric[f"{name}: wall / nanoGPT's"]["value"] == pytest.approx(wall / nanogpt)
+    variants = speedrun.ablation_variants(PRESETS["cpu-speedrun"].model, PRESETS["cpu-speedrun"].train)
+    ablation_rows = [r["metric"] for r in rows if r["section"] == "ablations"]
+    assert ablation_rows == [f"{name}: val at the end" for name in variants]
+    assert sum(r["section"] == "scaling" for r in rows) == 2
+    gpu_rows = [r for r in rows if r["section"] == "gpu"]
+    if not torch.cuda.is_available():
+        assert [r["value"] for r in gpu_rows] == [None, None]
+        assert all("no CUDA" in r["note"] for r in gpu_rows)
+
+
+def test_each_ablation_undoes_exactly_one_switch():
+    preset = PRESETS["cpu-speedrun"]
+    recipe = (preset.model, preset.train)
+    for name, (model_cfg, train_cfg) in speedrun.ablation_variants(*recipe).items():
+        changed = [f for f in ModelConfig.__dataclass_fields__
+                   if getattr(model_cfg, f) != getattr(preset.model, f)]
+        changed += [f for f in TrainConfig.__dataclass_fields__
+                    if getattr(train_cfg, f) != getattr(preset.train, f)]
+        assert len(changed) == (0 if name == "the recipe" else 1), (name, changed)
