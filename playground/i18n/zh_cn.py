@@ -555,8 +555,8 @@ ZH_CN: dict[str, str] = {
     "one; temperature, top-k and top-p reshape them first (try them in the forward pass below).":
         "把分数变成下一个词元的概率，总和为 1。采样从中抽出一个；温度、top-k 和 top-p 会先改变它们的"
         "形状（在下面的前向计算里试试）。",
-    "pre-norm": "pre-norm",
-    "post-norm": "post-norm",
+    "pre-norm": "前置归一化 pre-norm",
+    "post-norm": "后置归一化 post-norm",
     "Block × {n_layer} ({placement}), {params} parameters each":
         "块 × {n_layer}（{placement}），每块 {params} 个参数",
     "{n} parameters": "{n} 个参数",

@@ -6,7 +6,7 @@ language or the one picked under Settings at the bottom of the page): ``launch``
 
 >>> demo = build_demo()
 >>> [tab.label.key for tab in demo.blocks.values() if type(tab).__name__ == "Tab"]
-['tab_corpus', 'tab_tokenizer', 'tab_train', 'tab_generate', 'tab_attention', 'tab_compare', 'tab_export']
+['tab_corpus', 'tab_tokenizer', 'tab_train', 'tab_generate', 'tab_attention', 'tab_inside', 'tab_compare', 'tab_export']
 
 ``launch(demo)`` then serves it at http://127.0.0.1:7860; ``main`` is the ``playground-app``
 command of an installed package (``python app.py`` in a checkout and on a Space).
@@ -22,7 +22,7 @@ from typing import Sequence
 import gradio as gr
 
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
-                           loss_panel, tokenizer_tab, train_tab)
+                           inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.ui.session import SESSION_TTL_S, Session, new_session, release_session
@@ -118,6 +118,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                 generate = generate_tab.build(session, limit)
             with gr.Tab(tr("tab_attention"), id="attention"):
                 attention = attention_tab.build(session, limit)
+            with gr.Tab(tr("tab_inside"), id="inside") as inside_page:
+                inside_tab.build(session, limit, train.settings, inside_page)
             with gr.Tab(tr("tab_compare"), id="compare") as compare_page:
                 compare = compare_tab.build(session)
             with gr.Tab(tr("tab_export"), id="export"):

@@ -31,6 +31,7 @@ EN: dict[str, str] = {
     "tab_train": "3 · Model & training",
     "tab_generate": "4 · Generate",
     "tab_attention": "5 · Attention",
+    "tab_inside": "5b · Inside the model",
     "tab_compare": "6 · Compare runs",
     "tab_export": "7 · Export & share",
     # --- corpus -------------------------------------------------------------------------------
@@ -224,6 +225,58 @@ EN: dict[str, str] = {
     "attention_button": "Show attention",
     "attention_heatmap": "One head: row = token looking, column = token looked at",
     "attention_grid": "Every head of the layer (one colour scale)",
+    # --- inside the model (inside_tab) and training health (health_panel) -----------------------
+    "inside_intro": "Look inside a model you trained: its parts, one forward pass step by step, "
+                    "where it is surprised, and how it arranges its tokens. The diagram follows "
+                    "the training tab's settings even before anything is trained; the other views "
+                    "need a trained model (or an uploaded bundle).",
+    "inside_diagram_title": "The model, part by part",
+    "inside_diagram_intro": "What the settings on the training tab build, from the token ids at "
+                            "the top to the next-token probabilities at the bottom. Click (or "
+                            "hover over) a part to read what it does and why.",
+    "inside_forward_title": "One forward pass, step by step",
+    "inside_forward_intro": "Give the model a prompt and follow one token through it: its vector, "
+                            "where it looks in each layer, and the **logit lens**: the model's "
+                            "next-token guesses read out after each block, as if the model ended "
+                            "there. The last row is what the model really predicts.",
+    "inside_prompt": "Prompt",
+    "inside_prompt_info": "At most 64 tokens. Enter runs the model.",
+    "inside_forward_button": "Run the model on it",
+    "inside_position": "Position",
+    "inside_position_info": "Which token to follow (0 is the first); the model predicts the "
+                            "token after it.",
+    "inside_vectors": "The token's vector",
+    "inside_attention": "Where it looks",
+    "inside_lens": "The logit lens",
+    "inside_sampling_intro": "**Temperature, top-k, top-p.** Sampling does not always take the "
+                             "likeliest token: it draws from the distribution, reshaped by these "
+                             "three. Move them: the distribution changes at once, from the "
+                             "model's output kept above (the model does not run again).",
+    "inside_top_k_info": "Keep only the k likeliest tokens (0: off).",
+    "inside_top_p_info": "Keep the likeliest tokens that hold this much probability (1: off).",
+    "inside_distribution": "The next token: the model's chances and what sampling draws from",
+    "inside_surprise_title": "Where the model is surprised",
+    "inside_surprise_intro": "Each token coloured by the model's surprise at it: the loss −log p "
+                             "of the token that really came next. Green: it was sure; red: it "
+                             "expected something else. Hover over a token for its loss and the "
+                             "model's own top guess. The text starts as a piece of the validation "
+                             "text, which the model never trained on; its mean surprise is the "
+                             "validation loss.",
+    "inside_surprise_text": "Text",
+    "inside_surprise_button": "Colour the text",
+    "inside_embedding_title": "The embedding map",
+    "inside_embedding_intro": "Every token's embedding vector, projected to two dimensions (PCA): "
+                              "tokens the model treats alike land close together. At character "
+                              "level, vowels, capitals and punctuation often gather in groups.",
+    "inside_embedding_button": "Draw the map",
+    "inside_embedding": "Token embeddings (PCA)",
+    "health_title": "How training is going",
+    "health_intro": "The gradient norm of each step (red marks: steps whose gradients were "
+                    "clipped to grad_clip), the learning rate as planned by the settings and as "
+                    "the run followed it, and the tokens per second. A spike in the gradient "
+                    "norm often comes just before the loss jumps.",
+    "health_plot": "Training health",
+    "history_csv_button": "Download the loss history (.csv)",
     # --- comparing runs -----------------------------------------------------------------------
     "compare_intro": "Every run of this session is kept. Select runs to overlay their "
                      "validation curves and see which settings differ.",
@@ -312,6 +365,7 @@ ZH_CN: dict[str, str] = {
     "tab_train": "3 · 模型与训练",
     "tab_generate": "4 · 生成",
     "tab_attention": "5 · 注意力",
+    "tab_inside": "5b · 模型内部",
     "tab_compare": "6 · 比较运行",
     "tab_export": "7 · 导出与分享",
     # --- corpus -------------------------------------------------------------------------------
@@ -483,6 +537,48 @@ ZH_CN: dict[str, str] = {
     "attention_button": "显示注意力",
     "attention_heatmap": "单个头：行 = 发出关注的词元，列 = 被关注的词元",
     "attention_grid": "该层的所有头（同一色标）",
+    # --- inside the model (inside_tab) and training health (health_panel) -----------------------
+    "inside_intro": "看看你训练的模型内部：它的各个部分、一步一步的一次前向计算、它在哪里感到意外，"
+                    "以及它怎样安排词元。结构图跟随训练标签页的设置，训练之前就能看；其他视图需要一个"
+                    "训练好的模型（或上传的模型包）。",
+    "inside_diagram_title": "模型，一部分一部分地看",
+    "inside_diagram_intro": "训练标签页上的设置会构建出什么：从顶部的词元编号到底部的下一个词元的概率。"
+                            "点击（或悬停在）某个部分上，看看它做什么、为什么。",
+    "inside_forward_title": "一次前向计算，一步一步",
+    "inside_forward_intro": "给模型一段提示，跟着一个词元穿过模型：它的向量、它在每一层看向哪里，"
+                            "以及 **logit lens**：在每一块之后读出模型对下一个词元的猜测，就好像模型"
+                            "在那里结束一样。最后一行才是模型真正的预测。",
+    "inside_prompt": "提示",
+    "inside_prompt_info": "最多 64 个词元。按回车运行模型。",
+    "inside_forward_button": "用它运行模型",
+    "inside_position": "位置",
+    "inside_position_info": "跟随哪个词元（0 是第一个）；模型预测它后面的那个词元。",
+    "inside_vectors": "词元的向量",
+    "inside_attention": "它看向哪里",
+    "inside_lens": "logit lens",
+    "inside_sampling_intro": "**温度、top-k、top-p。** 采样不总是选最可能的词元：它从分布中抽取，"
+                             "而分布会被这三个设置改变形状。拖动它们：分布会立刻变化，用的是上面保存的"
+                             "模型输出（模型不会再运行一次）。",
+    "inside_top_k_info": "只保留最可能的 k 个词元（0：关闭）。",
+    "inside_top_p_info": "保留概率合计达到这个值的最可能的词元（1：关闭）。",
+    "inside_distribution": "下一个词元：模型给的概率，以及采样实际抽取的分布",
+    "inside_surprise_title": "模型在哪里感到意外",
+    "inside_surprise_intro": "每个词元按模型对它的意外程度着色：即真正出现的下一个词元的损失 −log p。"
+                             "绿色：模型很有把握；红色：它预期的是别的。把鼠标悬停在词元上，可以看到它的"
+                             "损失和模型自己最可能的猜测。文本一开始是一段验证文本，模型从未在上面训练过；"
+                             "它的平均意外程度就是验证损失。",
+    "inside_surprise_text": "文本",
+    "inside_surprise_button": "给文本着色",
+    "inside_embedding_title": "嵌入地图",
+    "inside_embedding_intro": "每个词元的嵌入向量，投影到两个维度（PCA）：模型以相近方式对待的词元会"
+                              "落在一起。在字符级别上，元音、大写字母和标点常常各自聚成一群。",
+    "inside_embedding_button": "画出地图",
+    "inside_embedding": "词元嵌入（PCA）",
+    "health_title": "训练进展如何",
+    "health_intro": "每一步的梯度范数（红色标记：梯度被裁剪到 grad_clip 的步），设置中计划的学习率和"
+                    "运行实际使用的学习率，以及每秒处理的词元数。梯度范数的尖峰常常出现在损失跳升之前。",
+    "health_plot": "训练状况",
+    "history_csv_button": "下载损失历史（.csv）",
     # --- comparing runs -----------------------------------------------------------------------
     "compare_intro": "这个会话中的每次运行都会保留。选择几次运行，叠加它们的验证曲线，并查看哪些设置不同。",
     "compare_runs": "要比较的运行",

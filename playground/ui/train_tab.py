@@ -32,7 +32,7 @@ from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalRecord, StepRecord
-from playground.ui import loss_panel, zerogpu
+from playground.ui import health_panel, loss_panel, zerogpu
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import Session, TrainedModel, ensure, friendly_errors, require_model
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
@@ -275,7 +275,9 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     session.attention = None
     session.run.running, session.run.stop = True, run.stop
     loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
-    live = list(run.history)  # records so far (a continued run starts with its past)
+    # the records so far (a continued run starts with its past), kept in the session's model
+    # as they come: the health plots under the loss plot read them there
+    live = trained.history
     samples, last_eval, end = "", None, None
     status = t("**Starting** on {name}…", lang, name=localize(corpus.name, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
@@ -426,6 +428,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
         with gr.Column(scale=1, min_width=260):
             coach = loss_panel.build_coach()
     loss_panel.build_options(session, plot)
+    health_panel.build(session, plot, settings)
     samples = gr.Textbox(label=tr("samples_label"), lines=8, max_lines=16,
                          interactive=False, autoscroll=True, info=tr("samples_info"))
     with gr.Row():

@@ -125,6 +125,27 @@ ZH_CN: dict[str, str] = {
     "much it looks at each earlier token (a row sums to 1). Change the layer or head to compare.":
         "{tokens} 个词元 · {layers} 层 × {heads} 个头。每一行是一个词元；"
         "颜色表示它对每个更早的词元关注多少（每行之和为 1）。换一个层或头来比较。",
+    # --- 5b · inside the model --------------------------------------------------------------------
+    "A run is training this model right now: look inside once it ends (or after Stop).":
+        "有一次运行正在训练这个模型：等它结束（或按停止）后再看模型内部。",
+    "**{n} tokens.** Position {position} is “{token}”; the model's likeliest next token is "
+    "“{guess}” ({p}). Each row of the lens reads the vector after one more block.":
+        "**{n} 个词元。** 位置 {position} 是“{token}”；模型认为最可能的下一个词元是“{guess}”"
+        "（{p}）。lens 的每一行读取的是多经过一块之后的向量。",
+    "Temperature {temperature}: the likeliest token, “{token}”, now has {p} (the model itself gives "
+    "it {raw}). Below 1 sharpens the distribution, above 1 flattens it; 0 always takes the "
+    "likeliest.":
+        "温度 {temperature}：最可能的词元“{token}”现在的概率是 {p}（模型本身给它 {raw}）。"
+        "低于 1 让分布更尖锐，高于 1 让它更平坦；0 总是选最可能的那个。",
+    "**Mean surprise: {mean} nats per token** over {n} tokens: the loss on this text, measured as "
+    "training measures it.":
+        "**平均意外程度：每个词元 {mean} 奈特**，共 {n} 个词元：这就是这段文本上的损失，"
+        "与训练时的算法相同。",
+    "The last evaluation's validation loss was {val_loss} (step {step}), on other windows of the "
+    "validation text.":
+        "最近一次评估的验证损失是 {val_loss}（第 {step} 步），算在验证文本的其他窗口上。",
+    "“{token}” ({loss}, it expected “{guess}”)": "“{token}”（{loss}，它预期的是“{guess}”）",
+    "Most surprising: {tokens}.": "最意外的：{tokens}。",
     # --- 6 · compare runs -------------------------------------------------------------------------
     "setting": "设置",
     "final validation loss": "最终验证损失",

@@ -1,0 +1,402 @@
+"""Tab 5b, Inside the model: the model's diagram, one forward pass step by step, where the
+model is surprised, and the map of its token embeddings.
+
+The diagram follows the training tab's settings as they change, before anything is trained
+(``insight.diagram``). The three other views run the session's model once each, on the
+shared compute queue (``insight.lens``, ``insight.surprise``, ``insight.embedding_map``),
+and keep what they computed in this tab's own state (``InsideView``), so choosing another
+position or moving the temperature only redraws. A view made with an earlier model is
+dropped when a new run starts or a bundle is uploaded. Problems are said in a line of the
+view (no error pill): no model yet, a run going, a text the tokenizer cannot read.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import gradio as gr
+
+from playground.config import SAMPLE_RANGES, ConfigError
+from playground.i18n import error_text, localize, msg, t
+from playground.insight.diagram import diagram_html
+from playground.insight.embedding_map import (EmbeddingMap, describe_map, embedding_figure,
+                                              embedding_map, token_counts)
+from playground.insight.lens import (ForwardPass, attention_row_figure, distribution_figure,
+                                     forward_pass, lens_figure, shaped_probs, vector_figure)
+from playground.insight.surprise import Surprise, most_surprising, surprise, surprise_html
+from playground.plots import display_token
+from playground.train import EvalRecord
+from playground.ui.lang import tr
+from playground.ui.session import Session, TrainedModel, ensure
+from playground.ui.settings import PageSettings, takes_settings
+
+log = logging.getLogger("playground.ui")
+
+MAX_PROMPT_TOKENS = 64  # the forward pass: a prompt whose attention row still reads
+SURPRISE_CHARS = 600  # the validation text offered for the surprise view
+DEFAULT_VOCAB = 65  # the diagram's vocabulary before any tokenizer (as the training tab's)
+
+
+@dataclass
+class InsideView:
+    """What this visitor's tab has computed, and for which model (a weak reference: the
+    session owns the model; a new run or upload makes a new one, and these views stale)."""
+
+    model: Any = None  # weakref.ref to the TrainedModel the views were computed with
+    forward: ForwardPass | None = None
+    surprise: Surprise | None = None
+    embedding: EmbeddingMap | None = None
+    counted: bool = False  # the embedding map's tokens were ordered by their frequency
+    notes: dict[str, str] = field(default_factory=dict)
+
+
+def new_view() -> InsideView:
+    """``gr.State``'s initial value, one per visitor."""
+    return InsideView()
+
+
+def _current(view: InsideView | None, session: Session) -> InsideView:
+    """The tab's view if it was computed with the session's model, else a fresh one."""
+    if view is not None and view.model is not None and view.model() is session.trained \
+            and session.trained is not None:
+        return view
+    return InsideView()
+
+
+def _model_or_note(session: Session) -> tuple[TrainedModel | None, str]:
+    """The model to look inside, or the line saying why there is none to look at now."""
+    if session.trained is None:
+        return None, localize(msg("There is no model to {action} yet. Train one on the 'Model & "
+                                  "training' tab (or upload a bundle there) first.",
+                                  action=msg("look inside")), session.lang)
+    if session.run.running:
+        return None, t("A run is training this model right now: look inside once it ends (or "
+                       "after Stop).", session.lang)
+    return session.trained, ""
+
+
+def _problem(error: Exception, lang: str) -> str:
+    """An inline line for a handler's failure: our own messages as they are, others generic."""
+    if isinstance(error, ValueError):
+        return "**" + t("Cannot do that yet", lang) + ":** " + error_text(error, lang)
+    log.exception("unexpected error in the Inside tab")
+    return t("Something unexpected went wrong (the details are in the server log). Nothing you "
+             "made so far was lost; try again, or change the settings.", lang)
+
+
+# --- the diagram ------------------------------------------------------------------------------
+
+@takes_settings
+def show_diagram(session: Session | None, settings: PageSettings) -> str:
+    """The diagram of the model the training tab's settings describe (HTML)."""
+    session = ensure(session)
+    vocab = session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
+    try:
+        model_cfg, _ = settings.configs(vocab)
+    except ConfigError as error:
+        return t("**Check the settings:** {error}", session.lang,
+                 error=error_text(error, session.lang))
+    return diagram_html(model_cfg, session.lang)
+
+
+# --- one forward pass -------------------------------------------------------------------------
+
+def default_prompt(session: Session) -> str:
+    """The last prompt generated from, else the first line of the corpus the model read."""
+    if session.trained is None:
+        return ""
+    corpus = session.trained.corpus or session.corpus_or_default()
+    text = session.last_prompt or corpus.text[:200].split("\n\n")[0]
+    tokenizer = session.trained.tokenizer
+    try:
+        text = tokenizer.decode(tokenizer.encode(text)[:MAX_PROMPT_TOKENS // 2])
+    except ValueError:  # a text with characters the model's tokenizer never saw
+        return ""
+    end = text.rfind(" ")  # end on a whole word when there is one to end on
+    return text[:end] if end > len(text) // 2 else text
+
+
+def _sampling(temperature, top_k, top_p) -> tuple[float, int, float]:
+    """The sliders' values, inside the sampler's ranges (an API caller may send anything)."""
+    def within(value, name, default):
+        low, high = SAMPLE_RANGES[name]
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            return default
+        return min(max(value, low), high) if math.isfinite(value) else default
+    return (within(temperature, "temperature", 1.0), int(within(top_k, "top_k", 0)),
+            within(top_p, "top_p", 1.0))
+
+
+def _forward_summary(fp: ForwardPass, position: int, tokenizer, lang: str) -> str:
+    p = min(max(int(position), 0), len(fp.tokens) - 1)
+    guess = int(fp.lens_ids[-1, p, 0])
+    return t("**{n} tokens.** Position {position} is “{token}”; the model's likeliest next token "
+             "is “{guess}” ({p}). Each row of the lens reads the vector after one more block.",
+             lang, n=len(fp.tokens), position=p, token=display_token(fp.tokens[p], 16),
+             guess=display_token(tokenizer.token_str(guess), 16),
+             p=f"{fp.lens_probs[-1, p, 0]:.0%}")
+
+
+def _forward_figures(fp: ForwardPass, position: int, tokenizer, lang: str, sampling) -> tuple:
+    p = min(max(int(position), 0), len(fp.tokens) - 1)
+    return (vector_figure(fp, p, lang), attention_row_figure(fp, p, lang),
+            lens_figure(fp, p, tokenizer, lang),
+            distribution_figure(fp.logits[p], tokenizer, *sampling, lang=lang))
+
+
+def run_forward(session: Session | None, view: InsideView | None, text: str, temperature: float,
+                top_k: float, top_p: float):
+    """Run the model once on ``text``: (view, text, position slider, summary, embedding strips,
+    attention, lens, distribution). The position starts at the last token."""
+    session = ensure(session)
+    trained, note = _model_or_note(session)
+    skip = (gr.skip(),) * 5
+    if trained is None:
+        return (view, gr.skip(), gr.skip(), note, *skip[:4])
+    view = _current(view, session)
+    text = text if text and text.strip() else default_prompt(session)
+    try:
+        fp = forward_pass(trained.model, trained.tokenizer, text, max_tokens=MAX_PROMPT_TOKENS)
+    except Exception as error:  # noqa: BLE001 (said in the view's line, never a pill)
+        return (view, gr.skip(), gr.skip(), _problem(error, session.lang), *skip[:4])
+    view.model, view.forward = weakref.ref(trained), fp
+    last = len(fp.tokens) - 1
+    figures = _forward_figures(fp, last, trained.tokenizer, session.lang,
+                               _sampling(temperature, top_k, top_p))
+    return (view, text, gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1,
+                                  interactive=last > 0),
+            _forward_summary(fp, last, trained.tokenizer, session.lang), *figures)
+
+
+def move_position(session: Session | None, view: InsideView | None, position: float,
+                  temperature: float, top_k: float, top_p: float):
+    """Another position, from the cached pass: (summary, strips, attention, lens, distribution)."""
+    session = ensure(session)
+    view = _current(view, session)
+    if view.forward is None or position is None:
+        return (gr.skip(),) * 5
+    tokenizer = session.trained.tokenizer
+    return (_forward_summary(view.forward, position, tokenizer, session.lang),
+            *_forward_figures(view.forward, position, tokenizer, session.lang,
+                              _sampling(temperature, top_k, top_p)))
+
+
+def reshape(session: Session | None, view: InsideView | None, position: float,
+            temperature: float, top_k: float, top_p: float):
+    """Temperature, top-k or top-p moved: the distribution again from the cached logits, and
+    a line saying what changed (no model run)."""
+    session = ensure(session)
+    view = _current(view, session)
+    if view.forward is None or position is None:
+        return gr.skip(), gr.skip()
+    fp, lang = view.forward, session.lang
+    p = min(max(int(position), 0), len(fp.tokens) - 1)
+    sampling = _sampling(temperature, top_k, top_p)
+    probs = shaped_probs(fp.logits[p], *sampling)
+    top = int(probs.argmax())
+    line = t("Temperature {temperature}: the likeliest token, “{token}”, now has {p} (the model "
+             "itself gives it {raw}). Below 1 sharpens the distribution, above 1 flattens it; 0 "
+             "always takes the likeliest.", lang, temperature=f"{sampling[0]:g}",
+             token=display_token(session.trained.tokenizer.token_str(top), 16),
+             p=f"{probs[top]:.0%}", raw=f"{shaped_probs(fp.logits[p])[top]:.0%}")
+    return distribution_figure(fp.logits[p], session.trained.tokenizer, *sampling, lang=lang), line
+
+
+# --- surprise ---------------------------------------------------------------------------------
+
+def validation_text(session: Session) -> str:
+    """The start of the validation part of the model's corpus (the text it never trained on),
+    cut at a line end; "" when the model's tokenizer cannot read it."""
+    if session.trained is None:
+        return ""
+    trained = session.trained
+    corpus = trained.corpus or session.corpus_or_default()
+    text = corpus.split(trained.train_config.val_fraction)[1][:SURPRISE_CHARS]
+    end = text.rfind("\n")
+    text = text[:end + 1] if end > 0 else text
+    try:
+        trained.tokenizer.encode(text)
+    except ValueError:
+        return ""
+    return text
+
+
+def _surprise_summary(s: Surprise, trained: TrainedModel, lang: str) -> str:
+    evals = [r for r in trained.history if isinstance(r, EvalRecord)]
+    line = t("**Mean surprise: {mean} nats per token** over {n} tokens: the loss on this text, "
+             "measured as training measures it.", lang, mean=f"{s.mean:.3f}", n=f"{len(s.losses):,}")
+    if evals:
+        line += " " + t("The last evaluation's validation loss was {val_loss} (step {step}), on "
+                        "other windows of the validation text.", lang,
+                        val_loss=f"{evals[-1].val_loss:.3f}", step=f"{evals[-1].step:,}")
+    worst = ", ".join(t("“{token}” ({loss}, it expected “{guess}”)", lang,
+                        token=display_token(token, 12), loss=f"{loss:.1f}",
+                        guess=display_token(guess, 12))
+                      for _, token, loss, guess, _ in most_surprising(s, 5))
+    return line + "  \n" + t("Most surprising: {tokens}.", lang, tokens=worst)
+
+
+def run_surprise(session: Session | None, view: InsideView | None, text: str):
+    """Colour ``text`` (default: the validation text) by the model's surprise: (view, text,
+    coloured HTML, summary)."""
+    session = ensure(session)
+    trained, note = _model_or_note(session)
+    if trained is None:
+        return view, gr.skip(), gr.skip(), note
+    view = _current(view, session)
+    text = text if text and text.strip() else validation_text(session)
+    try:
+        s = surprise(trained.model, trained.tokenizer, text)
+    except Exception as error:  # noqa: BLE001 (said in the view's line, never a pill)
+        return view, gr.skip(), gr.skip(), _problem(error, session.lang)
+    view.model, view.surprise = weakref.ref(trained), s
+    return view, text, surprise_html(s, session.lang), _surprise_summary(s, trained, session.lang)
+
+
+# --- the embedding map ------------------------------------------------------------------------
+
+def run_embedding_map(session: Session | None, view: InsideView | None):
+    """The token embeddings on a map: (view, figure, caption). The tokens are ordered by how
+    often they occur in the model's corpus when it is known (not after an upload)."""
+    session = ensure(session)
+    trained, note = _model_or_note(session)
+    if trained is None:
+        return view, gr.skip(), note
+    view = _current(view, session)
+    try:
+        counts = token_counts(trained.tokenizer, trained.corpus.text) if trained.corpus else None
+        emap = embedding_map(trained.model, trained.tokenizer, counts=counts)
+    except Exception as error:  # noqa: BLE001 (said in the view's line, never a pill)
+        return view, gr.skip(), _problem(error, session.lang)
+    view.model, view.embedding, view.counted = weakref.ref(trained), emap, counts is not None
+    vocab = trained.model_config.vocab_size
+    return (view, embedding_figure(emap, session.lang),
+            describe_map(emap, vocab, view.counted, session.lang))
+
+
+# --- opening the tab --------------------------------------------------------------------------
+
+@takes_settings
+def on_open(session: Session | None, view: InsideView | None, prompt: str, text: str,
+            position: float, temperature: float, top_k: float, top_p: float,
+            settings: PageSettings):
+    """The tab was opened: the diagram of the settings, the default texts where empty, and
+    the views already computed drawn again in the page's language (or cleared when the model
+    has changed since). Outputs as ``INSIDE_OUTPUTS``."""
+    session = ensure(session)
+    fresh = _current(view, session)
+    stale = view is not None and view.model is not None and fresh is not view
+    prompt = prompt if prompt and prompt.strip() and not stale else default_prompt(session)
+    text = text if text and text.strip() and not stale else validation_text(session)
+    cleared = (None,) * 4 if stale else (gr.skip(),) * 4
+    lang = session.lang
+    if fresh.forward is not None:
+        p = position or 0
+        forward = (_forward_summary(fresh.forward, p, session.trained.tokenizer, lang),
+                   *_forward_figures(fresh.forward, p, session.trained.tokenizer, lang,
+                                     _sampling(temperature, top_k, top_p)))
+    else:
+        forward = ("" if stale else gr.skip(), *cleared)
+    if fresh.surprise is not None:
+        surprised = (surprise_html(fresh.surprise, lang),
+                     _surprise_summary(fresh.surprise, session.trained, lang))
+    else:
+        surprised = ("", "") if stale else (gr.skip(), gr.skip())
+    if fresh.embedding is not None:
+        mapped = (embedding_figure(fresh.embedding, lang),
+                  describe_map(fresh.embedding, session.trained.model_config.vocab_size,
+                               fresh.counted, lang))
+    else:
+        mapped = (None, "") if stale else (gr.skip(), gr.skip())
+    return (fresh, show_diagram(session, *settings.as_list()), prompt, text, *forward,
+            *surprised, *mapped)
+
+
+@dataclass
+class InsideTab:
+    diagram: gr.HTML
+
+
+def build(session: gr.State, concurrency_limit: int, settings: list,
+          tab: gr.Tab) -> InsideTab:
+    """The tab's widgets; ``settings`` are the training tab's (the diagram follows them) and
+    ``tab`` this tab (opening it draws again)."""
+    view = gr.State(new_view)
+    gr.Markdown(tr("inside_intro"))
+
+    with gr.Accordion(tr("inside_diagram_title"), open=True):
+        gr.Markdown(tr("inside_diagram_intro"))
+        diagram = gr.HTML(elem_id="model-diagram")
+
+    with gr.Accordion(tr("inside_forward_title"), open=True):
+        gr.Markdown(tr("inside_forward_intro"))
+        with gr.Row(equal_height=False):
+            prompt = gr.Textbox(label=tr("inside_prompt"), lines=2, scale=3, min_width=260,
+                                info=tr("inside_prompt_info"), elem_id="inside-prompt")
+            run = gr.Button(tr("inside_forward_button"), variant="primary", scale=1,
+                            min_width=160, elem_id="inside-forward-run")
+        position = gr.Slider(0, 1, value=0, step=1, label=tr("inside_position"),
+                             info=tr("inside_position_info"), interactive=False,
+                             elem_id="inside-position")
+        forward_summary = gr.Markdown(elem_id="inside-forward-summary")
+        vectors = gr.Plot(label=tr("inside_vectors"), elem_id="inside-vectors")
+        attention = gr.Plot(label=tr("inside_attention"), elem_id="inside-attention")
+        lens = gr.Plot(label=tr("inside_lens"), elem_id="inside-lens")
+        gr.Markdown(tr("inside_sampling_intro"))
+        with gr.Row(equal_height=False):
+            low, high = SAMPLE_RANGES["temperature"]
+            temperature = gr.Slider(low, high, value=1.0, step=0.05, min_width=200,
+                                    label=tr("temperature"), elem_id="inside-temperature")
+            top_k = gr.Slider(*SAMPLE_RANGES["top_k"], value=0, step=1, min_width=200,
+                              label=tr("top_k"), info=tr("inside_top_k_info"))
+            top_p = gr.Slider(*SAMPLE_RANGES["top_p"], value=1.0, step=0.05, min_width=200,
+                              label=tr("top_p"), info=tr("inside_top_p_info"))
+        sampling_line = gr.Markdown(elem_id="inside-sampling-line")
+        distribution = gr.Plot(label=tr("inside_distribution"), elem_id="inside-distribution")
+
+    with gr.Accordion(tr("inside_surprise_title"), open=True):
+        gr.Markdown(tr("inside_surprise_intro"))
+        with gr.Row(equal_height=False):
+            text = gr.Textbox(label=tr("inside_surprise_text"), lines=4, max_lines=10, scale=3,
+                              min_width=260, elem_id="inside-surprise-text")
+            surprise_button = gr.Button(tr("inside_surprise_button"), variant="primary", scale=1,
+                                        min_width=160, elem_id="inside-surprise-run")
+        surprise_summary = gr.Markdown(elem_id="inside-surprise-summary")
+        surprise_view = gr.HTML(elem_id="inside-surprise")
+
+    with gr.Accordion(tr("inside_embedding_title"), open=True):
+        gr.Markdown(tr("inside_embedding_intro"))
+        map_button = gr.Button(tr("inside_embedding_button"), variant="primary",
+                               elem_id="inside-embedding-run")
+        map_caption = gr.Markdown(elem_id="inside-embedding-caption")
+        embedding = gr.Plot(label=tr("inside_embedding"), elem_id="inside-embedding")
+
+    sampling = [temperature, top_k, top_p]
+    compute = dict(concurrency_limit=concurrency_limit, concurrency_id="compute")
+    redraw = dict(concurrency_limit=None, show_progress="hidden", api_visibility="private")
+    gr.on([w.change for w in settings], show_diagram, [session, *settings], diagram,
+          trigger_mode="always_last", **redraw)
+    tab.select(on_open, [session, view, prompt, text, position, *sampling, *settings],
+               [view, diagram, prompt, text, forward_summary, vectors, attention, lens,
+                distribution, surprise_view, surprise_summary, embedding, map_caption], **redraw)
+    gr.on([run.click, prompt.submit], run_forward, [session, view, prompt, *sampling],
+          [view, prompt, position, forward_summary, vectors, attention, lens, distribution],
+          show_progress_on=[forward_summary], api_name="inside_forward", **compute)
+    position.input(move_position, [session, view, position, *sampling],
+                   [forward_summary, vectors, attention, lens, distribution],
+                   trigger_mode="always_last", **redraw)
+    gr.on([w.input for w in sampling], reshape, [session, view, position, *sampling],
+          [distribution, sampling_line], trigger_mode="always_last", **redraw)
+    surprise_button.click(run_surprise, [session, view, text],
+                          [view, text, surprise_view, surprise_summary],
+                          show_progress_on=[surprise_summary], api_name="inside_surprise",
+                          **compute)
+    map_button.click(run_embedding_map, [session, view], [view, embedding, map_caption],
+                     show_progress_on=[map_caption], api_name="inside_embedding_map", **compute)
+    return InsideTab(diagram=diagram)
