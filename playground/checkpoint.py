@@ -526,9 +526,9 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
             data = _read(zf, STATE_TENSORS, state_cap, name) if STATE_TENSORS in names else b""
             tensors, _ = _safetensors(data, msg("the trainer state in '{name}'", name=name))
             del data
+            encoded = _json(_read(zf, STATE_JSON, MAX_STATE_JSON_BYTES, name), STATE_JSON, name)
             try:
-                trainer_state = _decode_state(_json(_read(zf, STATE_JSON, MAX_STATE_JSON_BYTES,
-                                                          name), STATE_JSON, name), tensors)
+                trainer_state = _decode_state(encoded, tensors)
             except (KeyError, TypeError, ValueError) as exc:
                 raise BundleError(msg("The trainer state in '{name}' is damaged ({reason}).",
                                       name=name, reason=repr(exc)[:80])) from exc
