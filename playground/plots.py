@@ -36,8 +36,13 @@ TEMPLATE = go.layout.Template(layout=dict(
 ))
 MAX_POINTS = 1500  # a figure is sent whole on every update: ~1500 points is ~40 KB of JSON
 MAX_TICK_LABELS = 64  # beyond this the axis labels overlap; every k-th is shown instead
+# the attention heatmap, readable on a projector: 14 px labels 16 px apart, and at most
+# 720 px tall, so the grid of all heads fits beside it on a 900 px screen
+ATTENTION_FONT, ATTENTION_ROW_PX, ATTENTION_MAX_PX = 14, 16, 720
+WHITESPACE_COLOUR = "#c2410c"  # ␣ ↵ ⇥ on the attention axes: orange, apart from the letters
 WHITESPACE_SYMBOLS = {" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"}
 TOKEN_COLOURS = ("#fde68a", "#bfdbfe", "#bbf7d0", "#fecaca", "#ddd6fe", "#fed7aa")
+COPY_MARK, COPY_MARK_TEXT = "#fecaca", "#111827"  # a copied span: dark text on light red
 
 X_AXES = {"step": msg("step"), "tokens": msg("tokens seen"),
           "elapsed": msg("seconds")}  # the x axes, and their titles
@@ -214,17 +219,35 @@ def display_token(token: str, max_chars: int = 12) -> str:
     return shown if len(shown) <= max_chars else shown[: max_chars - 1] + "…"
 
 
-def _tick_labels(tokens: Sequence[str]) -> dict:
+def _tick_label(token: str, max_chars: int = 8) -> str:
+    """A token for an attention axis or hover: ``display_token`` with its whitespace drawn
+    larger and in a colour of its own, so a space (␣) or a line break (↵) never reads as a
+    letter. (↵ rather than ⏎: the fonts a browser falls back on draw ⏎ small and odd.)
+    Plotly's text takes a little HTML, hence the escaping.
+
+    >>> _tick_label(" a")
+    '<span style="color:#c2410c; font-size:1.4em; font-weight:bold">␣</span>a'
+    """
+    shown = html.escape(display_token(token, max_chars).replace("⏎", "↵"), quote=False)
+    for symbol in ("␣", "↵", "⇥", "␍"):
+        shown = shown.replace(symbol, f'<span style="color:{WHITESPACE_COLOUR}; font-size:1.4em; '
+                                      f'font-weight:bold">{symbol}</span>')
+    return shown
+
+
+def _tick_labels(tokens: Sequence[str], max_labels: int = MAX_TICK_LABELS,
+                 size: int = 10) -> dict:
     """Axis ticks at integer positions, so repeated tokens keep their own row and column.
 
     Plotly treats string coordinates as categories and merges equal ones (plotly.js#1516):
-    every "e" would collapse into one column. Positions with tick text avoid that.
+    every "e" would collapse into one column. Positions with tick text avoid that. Beyond
+    ``max_labels`` tokens every k-th is labelled (the hover names every one).
     """
     T = len(tokens)
-    every = max(1, math.ceil(T / MAX_TICK_LABELS))
+    every = max(1, math.ceil(T / max_labels))
     positions = list(range(0, T, every))
     return dict(tickmode="array", tickvals=positions,
-                ticktext=[display_token(tokens[i], 8) for i in positions], tickfont=dict(size=10))
+                ticktext=[_tick_label(tokens[i]) for i in positions], tickfont=dict(size=size))
 
 
 def _check_square(weights: np.ndarray, tokens: Sequence[str], where: str) -> None:
@@ -245,49 +268,58 @@ def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = ""
                      lang: str = "en") -> go.Figure:
     """One head's attention as a heatmap: row = the token looking (query), column = looked at.
 
-    ``weights`` is (T, T) with rows summing to 1; ``tokens`` the T display strings. The
-    hover names both tokens and the weight; axis titles and hover are in ``lang``.
+    ``weights`` is (T, T) with rows summing to 1; ``tokens`` the T display strings. Sized to
+    be read from the back of a room: labels of ``ATTENTION_FONT`` px, one per row and column
+    up to ``ATTENTION_ROW_PX`` px apart (every k-th beyond), upright when the tokens are
+    single characters, and at most ``ATTENTION_MAX_PX`` tall, so the grid of every head fits
+    beside it. The hover names both tokens and the weight; axis titles and hover in ``lang``.
 
     >>> fig = attention_figure(np.array([[1.0, 0.0], [0.3, 0.7]]), ["a", "a"])
-    >>> fig.layout.xaxis.ticktext, fig.layout.yaxis.autorange
-    (('a', 'a'), 'reversed')
+    >>> fig.layout.xaxis.ticktext, fig.layout.yaxis.autorange, fig.layout.xaxis.tickangle
+    (('a', 'a'), 'reversed', 0)
     """
     weights = np.asarray(weights)
     _check_square(weights, tokens, "attention_figure")
     T = len(tokens)
-    labels = [display_token(t, 16) for t in tokens]
+    labels = [_tick_label(t, 16) for t in tokens]
     # customdata[i][j] = (query label, key label): one short pair per cell, read by the hover
     customdata = [[(labels[i], labels[j]) for j in range(T)] for i in range(T)]
     fig = go.Figure(go.Heatmap(
         z=_causal(weights), x=list(range(T)), y=list(range(T)), customdata=customdata,
         colorscale="Viridis", zmin=0.0, zmax=float(np.nanmax(weights)) if T else 1.0,
-        colorbar=dict(title=dict(text=t("weight", lang))),
+        colorbar=dict(title=dict(text=t("weight", lang)), thickness=14),
         # %{x} and %{y} would show the tick text again, so the hover names the tokens only
         hovertemplate=(t("“{query}” looks at “{target}”",
                          lang, query="%{customdata[0]}", target="%{customdata[1]}")
                        + "<br>" + t("weight {value}", lang, value="%{z:.3f}") + "<extra></extra>"),
     ))
-    ticks = _tick_labels(tokens)
-    side = min(1000, max(360, 14 * T + 160))  # ~14 px per row keeps every label readable
+    upright = all(len(display_token(tok, 8)) <= 2 for tok in tokens)
+    margin = dict(l=70 if upright else 100, r=10, t=50 if title else 20, b=70 if upright else 110)
+    side = min(ATTENTION_MAX_PX, max(380, ATTENTION_ROW_PX * T + margin["t"] + margin["b"]))
+    rows_px = side - margin["t"] - margin["b"]
+    ticks = _tick_labels(tokens, max(1, rows_px // ATTENTION_ROW_PX), ATTENTION_FONT)
     fig.update_layout(
-        template=TEMPLATE, title=dict(text=title), height=side,
-        xaxis=dict(title=dict(text=t("key (token attended to)", lang)), tickangle=-60, **ticks),
+        template=TEMPLATE, title=dict(text=title), height=side, margin=margin,
+        xaxis=dict(title=dict(text=t("key (token attended to)", lang)),
+                   tickangle=0 if upright else -60, **ticks),
         yaxis=dict(title=dict(text=t("query (token attending)",
                                      lang)), autorange="reversed", **ticks),
-        margin=dict(l=80, r=20, t=50 if title else 20, b=90),
     )
     return fig
 
 
-def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int = 4,
-                          title: str = "", lang: str = "en") -> go.Figure:
+def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int = 2,
+                          title: str = "", lang: str = "en",
+                          notes: Sequence[str] | None = None) -> go.Figure:
     """Every head of one layer side by side, sharing one colour scale.
 
-    ``weights`` is (n_head, T, T); the head titles and the hover are in ``lang``.
+    ``weights`` is (n_head, T, T); ``notes`` an optional line per head for its title (what
+    it mostly looks at). The hover names the two tokens, as the single head's does; short
+    texts (up to 16 tokens) label the axes too. Titles and hover are in ``lang``.
 
-    >>> fig = attention_grid_figure(np.ones((3, 2, 2)) / 2, ["a", "b"], cols=2)
-    >>> len(fig.data), fig.data[0].coloraxis
-    (3, 'coloraxis')
+    >>> fig = attention_grid_figure(np.ones((3, 2, 2)) / 2, ["a", "b"], cols=2, notes=["", "x", ""])
+    >>> len(fig.data), fig.data[0].coloraxis, [a.text for a in fig.layout.annotations]
+    (3, 'coloraxis', ['head 0', 'head 1 · x', 'head 2'])
     """
     weights = np.asarray(weights)
     _check_square(weights, tokens, "attention_grid_figure")
@@ -295,24 +327,30 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
     cols = max(1, min(cols, n_head))
     rows = math.ceil(n_head / cols)
     heads = [t("head {n}", lang, n=h) for h in range(n_head)]
-    hover = "<br>".join([t("query {query} → key {target}", lang, query="%{y}", target="%{x}"),
+    notes = list(notes or [""] * n_head)
+    titles = [f"{head} · {note}" if note else head for head, note in zip(heads, notes)]
+    labels = [_tick_label(tok, 16) for tok in tokens]
+    customdata = [[(labels[i], labels[j]) for j in range(T)] for i in range(T)]  # as one head's
+    hover = "<br>".join([t("“{query}” looks at “{target}”", lang, query="%{customdata[0]}",
+                           target="%{customdata[1]}"),
                          t("weight {value}", lang, value="%{z:.3f}")])
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=heads,
-                        horizontal_spacing=0.04, vertical_spacing=0.12 if rows > 1 else 0.08)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
+                        horizontal_spacing=0.06, vertical_spacing=0.12 if rows > 1 else 0.08)
     z = _causal(weights)
     for h in range(n_head):
         fig.add_trace(go.Heatmap(
             z=z[h], x=list(range(T)), y=list(range(T)), coloraxis="coloraxis",
-            hovertemplate=f"{heads[h]}<br>{hover}<extra></extra>",
+            customdata=customdata, hovertemplate=f"{heads[h]}<br>{hover}<extra></extra>",
         ), row=h // cols + 1, col=h % cols + 1)
-    ticks = _tick_labels(tokens) if T <= 24 else dict(tickmode="auto")
-    fig.update_xaxes(tickangle=-60, **ticks)
+    ticks = _tick_labels(tokens, size=11) if T <= 16 else dict(showticklabels=False)
+    fig.update_xaxes(**ticks)
     fig.update_yaxes(autorange="reversed", **ticks)
+    fig.update_annotations(font=dict(size=13))
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title),
-        coloraxis=dict(colorscale="Viridis", cmin=0.0,
+        coloraxis=dict(colorscale="Viridis", cmin=0.0, colorbar=dict(thickness=10),
                        cmax=float(np.nanmax(weights)) if weights.size else 1.0),
-        height=260 * rows + 80, margin=dict(l=40, r=20, t=60, b=40),
+        height=min(ATTENTION_MAX_PX, 230 * rows + 90), margin=dict(l=20, r=20, t=70, b=20),
     )
     return fig
 
@@ -371,20 +409,31 @@ def token_html(tokens: Sequence[str], max_tokens: int = 400, lang: str = "en") -
             'line-height: 1.9;">' + "".join(spans) + "</div>")
 
 
-def highlight_html(text: str, spans: Sequence[tuple[int, int]], title: str = "") -> str:
+def highlight_html(text: str, spans: Sequence[tuple[int, int]], title: str = "",
+                   prompt_chars: int = 0, writing: bool = False) -> str:
     """``text`` as escaped HTML with the ``[start, end)`` character spans marked (sorted, apart).
 
-    The memorisation check marks the parts of a generated text copied from the corpus.
+    The Generate tab's one view of a generation: the first ``prompt_chars`` characters (the
+    prompt) in bold, the spans the memorisation check found copied from the corpus marked
+    (spans inside the prompt are not marked), and a cursor at the end while the model is still
+    ``writing``. A mark sets its text colour as well as its background, so it reads the same on
+    a light page and a dark one; the rest of the text takes the page's own colour.
 
-    >>> highlight_html("a <b> c", [(2, 5)], title="copied")
-    '<div class="copy-view" style="font-family: monospace; white-space: pre-wrap; line-height: 1.6;">a <mark title="copied" style="background:#fecaca; padding:1px 0;">&lt;b&gt;</mark> c</div>'
+    >>> highlight_html("Q: a <b> c", [(5, 8)], title="copied", prompt_chars=2)  # doctest: +ELLIPSIS
+    '<div class="copy-view" ...><b class="prompt">Q:</b> a <mark title="copied" ...>&lt;b&gt;</mark> c</div>'
     """
-    parts, last = [], 0
+    parts = [f'<b class="prompt">{html.escape(text[:prompt_chars])}</b>'] if prompt_chars else []
+    last = prompt_chars
     for start, end in spans:
+        start = max(start, last)
+        if start >= end:
+            continue
         parts.append(html.escape(text[last:start]))
-        parts.append(f'<mark title="{html.escape(title)}" style="background:#fecaca; padding:1px 0;">'
-                     f'{html.escape(text[start:end])}</mark>')
+        parts.append(f'<mark title="{html.escape(title)}" style="background:{COPY_MARK}; '
+                     f'color:{COPY_MARK_TEXT}; padding:1px 0;">{html.escape(text[start:end])}</mark>')
         last = end
     parts.append(html.escape(text[last:]))
-    return ('<div class="copy-view" style="font-family: monospace; white-space: pre-wrap; '
-            'line-height: 1.6;">' + "".join(parts) + "</div>")
+    if writing:
+        parts.append('<span class="cursor" style="opacity:0.6;">▌</span>')
+    return ('<div class="copy-view" style="font-family: var(--font-mono, monospace); '
+            'white-space: pre-wrap; line-height: 1.6;">' + "".join(parts) + "</div>")

@@ -89,12 +89,13 @@ def test_attention_figure_keeps_repeated_tokens_apart():
     heat = fig.data[0]
     assert isinstance(heat, go.Heatmap)
     assert list(heat.x) == [0, 1, 2, 3] and list(heat.y) == [0, 1, 2, 3]
-    assert fig.layout.xaxis.ticktext == ("a", "b", "a", "␣")
+    space = '<span style="color:#c2410c; font-size:1.4em; font-weight:bold">␣</span>'
+    assert fig.layout.xaxis.ticktext == ("a", "b", "a", space)  # whitespace larger, in orange
     assert fig.layout.xaxis.tickvals == (0, 1, 2, 3)
     assert fig.layout.yaxis.autorange == "reversed"
     z = np.array(heat.z, dtype=float)
     assert math.isnan(z[0, 1]) and z[3, 0] == pytest.approx(0.25)  # masked future = gap
-    assert list(heat.customdata[2][0]) == ["a", "a"] and list(heat.customdata[3][1]) == ["␣", "b"]
+    assert list(heat.customdata[2][0]) == ["a", "a"] and list(heat.customdata[3][1]) == [space, "b"]
     assert heat.hovertemplate.startswith("“%{customdata[0]}” looks at “%{customdata[1]}”")
 
 
@@ -104,9 +105,15 @@ def test_attention_figure_checks_shapes():
 
 
 def test_many_tokens_get_every_kth_tick():
+    """At most 720 px tall: 130 rows share 630 px (after the margins), a label every 16 px at
+    most, so every 4th row is labelled; 32 rows get one label each."""
     T = 130
     fig = attention_figure(np.full((T, T), 1 / T), ["x"] * T)
-    assert fig.layout.xaxis.tickvals == tuple(range(0, T, 3))
+    assert fig.layout.height == 720 and fig.layout.xaxis.tickvals == tuple(range(0, T, 4))
+    fig = attention_figure(np.full((32, 32), 1 / 32), ["x"] * 32)
+    assert fig.layout.xaxis.tickvals == tuple(range(32)) and fig.layout.xaxis.tickfont.size == 14
+    long = attention_figure(np.full((3, 3), 1 / 3), [" the", " cat", "s"])
+    assert long.layout.xaxis.tickangle == -60  # BPE tokens: slanted, so they do not overlap
 
 
 def test_attention_grid_shares_one_colour_scale():
@@ -116,7 +123,7 @@ def test_attention_grid_shares_one_colour_scale():
     assert {t.coloraxis for t in fig.data} == {"coloraxis"}
     assert fig.layout.coloraxis.cmax == pytest.approx(float(w.max()))
     assert [a.text for a in fig.layout.annotations][:6] == [f"head {h}" for h in range(6)]
-    assert fig.layout.height == 260 * 2 + 80  # two rows of four
+    assert fig.layout.height == 230 * 2 + 90  # two rows of four
 
 
 def test_next_token_figure_bars_in_order():
@@ -187,7 +194,8 @@ def test_figure_words_in_english_are_as_before():
     single = attention_figure(WEIGHTS, ["a", "b"])
     assert single.data[0].hovertemplate == "“%{customdata[0]}” looks at “%{customdata[1]}”<br>weight %{z:.3f}<extra></extra>"
     grid = attention_grid_figure(np.stack([WEIGHTS, WEIGHTS]), ["a", "b"])
-    assert grid.data[1].hovertemplate == "head 1<br>query %{y} → key %{x}<br>weight %{z:.3f}<extra></extra>"
+    assert grid.data[1].hovertemplate == ("head 1<br>“%{customdata[0]}” looks at “%{customdata[1]}”"
+                                          "<br>weight %{z:.3f}<extra></extra>")
     assert [a.text for a in grid.layout.annotations] == ["head 0", "head 1"]
     assert plots.compare_figure([], unit="bpc").layout.yaxis.title.text == "validation bits per character"
 

@@ -113,6 +113,12 @@ ZH_CN: dict[str, str] = {
         "请新建一个缓存（生成时会为此滑动窗口）。",
     "Type some text to look at: the attention map needs at least one token.":
         "请输入一些要查看的文本：注意力图至少需要一个词元。",
+    # what a head mostly looks at (playground.insight.attention.PATTERNS)
+    "previous token": "前一个词元",
+    "first token": "第一个词元",
+    "itself": "它自己",
+    "spaces and line breaks": "空格和换行",
+    "same token earlier": "前面相同的词元",
     # --- corpus (playground.corpus) -------------------------------------------------------------
     "pasted text": "粘贴的文本",
     "{n} bytes": "{n} 字节",
@@ -633,7 +639,6 @@ ZH_CN: dict[str, str] = {
     "key (token attended to)": "键（被关注的词元）",
     "query (token attending)": "查询（发出关注的词元）",
     "head {n}": "头 {n}",
-    "query {query} → key {target}": "查询 {query} → 键 {target}",
     "probability": "概率",
     "token {n}": "词元 {n}",
     "… and {n} more tokens": "……还有 {n} 个词元",

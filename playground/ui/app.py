@@ -33,6 +33,7 @@ log = logging.getLogger("playground.ui")
 TITLE = "Transformer Playground"
 MAX_FILE_SIZE = "5mb"  # uploads (texts and bundles) bigger than this are refused by the server
 QUEUE_MAX_SIZE = 64  # jobs waiting beyond this are turned away with a 'queue full' message
+CSS = generate_tab.CSS + attention_tab.CSS  # the page's own styles, each tab's next to its widgets
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
 LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
                    strict_cors=True, mcp_server=False)
@@ -167,7 +168,7 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     options = dict(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        theme=gr.themes.Soft(), footer_links=["gradio", "settings"],
+        theme=gr.themes.Soft(), footer_links=["gradio", "settings"], css=CSS,
         i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
         js=SYNC_JS,  # ...and the page reports the language it shows (lang.follow_page_language)
         # Say why Gradio refused an input (an API caller's "abc" for a number); our handlers

@@ -1,7 +1,9 @@
 """Tab 5, Attention: which earlier tokens each token looks at, per layer and head.
 
 The model runs once per text (``attention_maps``); the weights are cached in the session,
-so choosing another layer or head only redraws the figures.
+so choosing another layer or head only redraws the figures. One head's heatmap and the grid
+of every head of its layer sit side by side (both fit a 900 px screen), each head titled with
+what it mostly looks at (``head_patterns``), under a caption saying what to look for.
 """
 
 from __future__ import annotations
@@ -10,23 +12,34 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from playground.insight.attention import attention_maps
-from playground.i18n import msg, t
+from playground.i18n import localize, msg, t
+from playground.insight.attention import attention_maps, head_patterns
 from playground.plots import attention_figure, attention_grid_figure
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 
-MAX_TOKENS = 64  # a readable map: 64 labels per axis still fit
+# the text looked at in the Generate tab's monospace face; on a phone the heatmap keeps a
+# readable width (one label per token) and scrolls sideways rather than squeezing its labels
+CSS = """
+#attention-text textarea { font-family: var(--font-mono), monospace; font-size: 15px; }
+@media (max-width: 700px) {
+  #attention-heatmap { overflow-x: auto; }
+  #attention-heatmap .js-plotly-plot { min-width: 620px; }
+}
+"""
+MAX_TOKENS = 64  # a typed text is cut here: 64 rows still take a label every other row
+DEFAULT_TOKENS = 32  # the default text (the last generation's start): every row labelled
 
 
 def default_text(session: Session) -> str:
-    """The last prompt and generation, or else the start of the corpus, cut to ``MAX_TOKENS``."""
+    """The last prompt and generation, or else the start of the corpus, cut to
+    ``DEFAULT_TOKENS``."""
     if session.trained is None:
         return ""
     tokenizer = session.trained.tokenizer
-    text = session.last_text or session.corpus_or_default().text[:4 * MAX_TOKENS]
+    text = session.last_text or session.corpus_or_default().text[:4 * DEFAULT_TOKENS]
     try:
-        return tokenizer.decode(tokenizer.encode(text)[:MAX_TOKENS])
+        return tokenizer.decode(tokenizer.encode(text)[:DEFAULT_TOKENS])
     except ValueError:  # a corpus with characters the model's tokenizer never saw
         return ""
 
@@ -36,9 +49,13 @@ def _figures(session: Session, layer: int, head: int):
     layer = min(max(int(layer), 0), maps.n_layer - 1)
     head = min(max(int(head), 0), maps.n_head - 1)
     lang = session.lang
-    single = attention_figure(maps.weights[layer, head], maps.tokens, lang=lang,
-                              title=t("Layer {layer}, head {head}", lang, layer=layer, head=head))
-    grid = attention_grid_figure(maps.weights[layer], maps.tokens, lang=lang,
+    patterns = head_patterns(maps.weights[layer], maps.tokens)
+    notes = [f"{localize(p.name, lang)} {p.share:.0%}" if p.kind else "" for p in patterns]
+    title = t("Layer {layer}, head {head}", lang, layer=layer, head=head)
+    if notes[head]:
+        title = t("{title}: mostly {note}", lang, title=title, note=notes[head])
+    single = attention_figure(maps.weights[layer, head], maps.tokens, lang=lang, title=title)
+    grid = attention_grid_figure(maps.weights[layer], maps.tokens, lang=lang, notes=notes,
                                  title=t("All {n_head} heads of layer {layer}", lang, layer=layer,
                                          n_head=maps.n_head))
     return single, grid
@@ -89,16 +106,23 @@ class AttentionTab:
 
 def build(session: gr.State, concurrency_limit: int) -> AttentionTab:
     gr.Markdown(tr("attention_intro"))
-    # the info names MAX_TOKENS (64): the page's translator takes no values
-    text = gr.Textbox(label=tr("attention_text"), lines=3, info=tr("attention_text_info_fixed"))
-    with gr.Row():
-        layer = gr.Dropdown([0], value=0, label=tr("layer"), info=tr("layer_info"))
-        head = gr.Dropdown([0], value=0, label=tr("head"), info=tr("head_info"))
-        button = gr.Button(tr("attention_button"), variant="primary")
+    with gr.Row(equal_height=False):
+        # the info names the token counts (64, 32): the page's translator takes no values
+        text = gr.Textbox(label=tr("attention_text"), lines=2, max_lines=4, scale=3,
+                          info=tr("attention_text_info_fixed"), elem_id="attention-text")
+        with gr.Column(scale=1, min_width=220):
+            with gr.Row():
+                layer = gr.Dropdown([0], value=0, label=tr("layer"), info=tr("layer_info"),
+                                    min_width=100)
+                head = gr.Dropdown([0], value=0, label=tr("head"), info=tr("head_info"),
+                                   min_width=100)
+            button = gr.Button(tr("attention_button"), variant="primary")
     summary = gr.Markdown()
-    heatmap = gr.Plot(label=tr("attention_heatmap"),
-                      elem_id="attention-heatmap")
-    grid = gr.Plot(label=tr("attention_grid"), elem_id="attention-grid")
+    with gr.Row(equal_height=False):
+        heatmap = gr.Plot(label=tr("attention_heatmap"), elem_id="attention-heatmap", scale=3)
+        with gr.Column(scale=2):
+            grid = gr.Plot(label=tr("attention_grid"), elem_id="attention-grid")
+            gr.Markdown(tr("attention_patterns"), elem_id="attention-patterns")
 
     button.click(show_attention, [session, text, layer, head],
                  [session, text, layer, head, heatmap, grid, summary],

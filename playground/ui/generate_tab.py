@@ -1,14 +1,25 @@
 """Tab 4, Generate: the model writes text after a prompt, streamed token by token.
 
-Also shows the ten most likely next tokens, with their probabilities, at the last step, and
-the memorisation check: the parts of the new text copied word for word from the training
-text, highlighted, with their share. The check's index is built once per corpus: in the
-session for the visitor's own text, once per process for Tiny Shakespeare (a frozen text
-all sessions share, like ``session.default_corpus``).
+One view shows the text: the prompt in bold, then the model's words as they come; when the
+model stops (done, or Stop pressed), the same text gets the memorisation check's highlights,
+the parts copied word for word from the training text. Beside it, the ten most likely next
+tokens at the last step. The check's index is built once per corpus: in the session for the
+visitor's own text, once per process for Tiny Shakespeare (a frozen text all sessions share,
+like ``session.default_corpus``).
+
+The sliders hold the values the API and share links carry (``SampleConfig``'s: top_k 0 and
+top_p 1 switch a filter off, seed 0 draws a new seed); the page shows plain switches beside
+them instead ("Limit to the k likeliest tokens", "Same text each time"), each one a view of
+its slider: turning it on sets a sensible value, turning it off sets the "off" value and
+hides the slider, and a value that arrives from a link sets the switch.
+
+Stop: a per-visitor ``Writing`` (its own ``gr.State``) carries the request to the stream,
+which checks it before each token and ends with the text so far, checked like a whole one.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from dataclasses import dataclass
@@ -16,7 +27,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from playground.config import SAMPLE_RANGES, SampleConfig
-from playground.generate import generate
+from playground.generate import fresh_seed, generate, prompt_ids
 from playground.i18n import msg, t
 from playground.insight.memorization import K, CopyIndex
 from playground.plots import highlight_html, next_token_figure
@@ -26,32 +37,74 @@ from playground.ui.session import (Session, default_corpus, ensure, friendly_err
 
 PUSHES_PER_S = 10
 MEMO_DEFAULT_CHARS = 20
-DEFAULTS = SampleConfig()  # the sliders start here
 MEMO_MAX_CHARS = 200
+DEFAULTS = SampleConfig()  # the sliders start here
+TOP_K_ON, TOP_P_ON = 40, 0.9  # where a filter starts when its switch is turned on
+EXAMPLES = ["ROMEO:", "JULIET:\nO Romeo,", "First Citizen:\n", "KING RICHARD III:\nNow is the",
+            "To be, or not to be"]  # prompts Tiny Shakespeare's characters and verse continue
+
+# the one view of the text: a box in the page's colours (light or dark), in a monospace face
+# (the theme's sans draws "z" like "ʒ", which hurts reading a character model's output)
+CSS = """
+#generated-text .copy-view { border: 1px solid var(--border-color-primary);
+  border-radius: var(--radius-lg); padding: 12px 14px; min-height: 10em;
+  background: var(--input-background-fill); color: var(--body-text-color); font-size: 15px; }
+#generated-text .copy-view .prompt { color: var(--body-text-color); }
+#generate-prompt textarea { font-family: var(--font-mono), monospace; font-size: 15px; }
+"""
+CLICK_GENERATE = "() => { document.querySelector('#generate-button').click(); }"
+
+
+@dataclass
+class Writing:
+    """One visitor's generation: ``begin_writing`` marks it active, Stop sets
+    ``stop_requested``, and the stream reads it before each token. ``last_seed`` is the seed
+    the last text was drawn with, which "Same text each time" keeps when it is turned on.
+    Plain values: gr.State deep-copies a fresh one for each visitor."""
+
+    active: bool = False
+    stop_requested: bool = False
+    stopped: bool = False  # the last generation ended on Stop, before its last token
+    last_seed: int = 0
+
+
+def _sampling(max_new_tokens: float, temperature: float, top_k: float, top_p: float,
+              seed: float) -> SampleConfig:
+    """The sliders' values as a ``SampleConfig`` (which refuses what is out of range)."""
+    return SampleConfig(int(max_new_tokens), float(temperature), int(top_k), float(top_p),
+                        int(seed) or None)
 
 
 @friendly_errors
 def generate_text(session: Session | None, prompt: str, max_new_tokens: float, temperature: float,
-                  top_k: float, top_p: float, seed: float):
-    """Stream (session, text, next-token figure) as the model writes.
+                  top_k: float, top_p: float, seed: float, writing: Writing | None = None):
+    """Stream (session, text, next-token figure) as the model writes (the API's /generate).
 
     The values are a ``SampleConfig``'s (it refuses what is out of range); ``top_k`` 0 and
-    ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new text each time.
+    ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new seed each time. With a
+    ``writing`` whose Stop was pressed, the stream ends before the next token, keeping the
+    text so far (the prompt alone, if Stop came before the first token).
     """
     session = ensure(session)
     trained = require_model(session, msg("generate with"))
-    sampling = SampleConfig(int(max_new_tokens), float(temperature), int(top_k), float(top_p),
-                            int(seed) or None)
-    steps = generate(trained.model, trained.tokenizer, prompt or "", sampling)
-    text, top, last_push = prompt or "", [], 0.0
-    for step in steps:
-        text += step.text
-        top = step.top
-        now = time.monotonic()
-        if now - last_push >= 1 / PUSHES_PER_S:
-            last_push = now
-            yield session, text, gr.skip()
-    session.last_prompt, session.last_text = prompt or "", text
+    sampling = _sampling(max_new_tokens, temperature, top_k, top_p, seed)
+    prompt = prompt or ""
+    text, top, last_push = prompt, [], 0.0
+    if writing is not None:
+        writing.stopped = False
+    # closing the stream at once (not when it is collected) restores the model's mode
+    with contextlib.closing(generate(trained.model, trained.tokenizer, prompt, sampling)) as steps:
+        for step in steps:
+            if writing is not None and writing.stop_requested:
+                writing.stopped = True
+                break
+            text += step.text
+            top = step.top
+            now = time.monotonic()
+            if now - last_push >= 1 / PUSHES_PER_S:
+                last_push = now
+                yield session, text, gr.skip()
+    session.last_prompt, session.last_text = prompt, text
     yield session, text, next_token_figure(top, title=t("The 10 likeliest next tokens",
                                                         session.lang),
                                            lang=session.lang)
@@ -73,21 +126,15 @@ def copy_index(session: Session) -> CopyIndex:
     return session.copy_index
 
 
-@friendly_errors
-def check_copies(session: Session | None, min_chars: float) -> tuple[Session, str]:
-    """The last generation with the spans of at least ``min_chars`` characters that occur word
-    for word in the training text highlighted (the prompt is not checked): (session, HTML)."""
-    session = ensure(session)
-    if not session.last_text:
-        return session, ""
+def _copies(session: Session, min_chars: float) -> tuple[str, str]:
+    """(report line, view) of the last generation with its copied spans marked."""
     min_chars = int(min_chars)
     if not K <= min_chars <= MEMO_MAX_CHARS:
         raise ValueError(msg("The shortest span must be from {low} to {high} characters.",
                              low=K, high=MEMO_MAX_CHARS))
     prompt, text = session.last_prompt, session.last_text
-    new = text[len(prompt):] if text.startswith(prompt) else text
-    offset = len(text) - len(new)
-    report = copy_index(session).find_copies(new, min_chars)
+    offset = len(prompt) if text.startswith(prompt) else 0
+    report = copy_index(session).find_copies(text[offset:], min_chars)
     lang = session.lang
     if report.spans:
         line = t("{share} of the generated text ({copied} of {total} characters) occurs word for "
@@ -97,8 +144,117 @@ def check_copies(session: Session | None, min_chars: float) -> tuple[Session, st
         line = t("No span of {n} or more characters was copied from the training text.",
                  lang, n=min_chars)
     spans = [(s.start + offset, s.end + offset) for s in report.spans]
-    body = highlight_html(text, spans, title=t("Memorisation check", lang))
-    return session, f'<p class="memo-report"><b>{line}</b></p>{body}'
+    return line, highlight_html(text, spans, title=t("Memorisation check", lang),
+                                prompt_chars=offset)
+
+
+@friendly_errors
+def check_copies(session: Session | None, min_chars: float) -> tuple[Session, str]:
+    """The last generation with the spans of at least ``min_chars`` characters that occur word
+    for word in the training text highlighted (the prompt is not checked): (session, HTML),
+    the report line on top."""
+    session = ensure(session)
+    if not session.last_text:
+        return session, ""
+    line, view = _copies(session, min_chars)
+    return session, f'<p class="memo-report"><b>{line}</b></p>{view}'
+
+
+def begin_writing(writing: Writing) -> Writing:
+    """Generate or Enter was pressed: a Stop from now on stops this generation, even one still
+    waiting in the queue."""
+    writing.active, writing.stop_requested, writing.stopped = True, False, False
+    return writing
+
+
+@friendly_errors
+def write(session: Session | None, writing: Writing, prompt: str, max_new_tokens: float,
+          temperature: float, top_k: float, top_p: float, seed: float, min_chars: float):
+    """The page's Generate: stream (session, view, chart, note) into the one view of the text.
+
+    ``generate_text`` with a seed drawn here when ``seed`` is 0, so the note can say which
+    seed wrote the text; the last update marks the copied spans on the same text and says how
+    it ended (stopped, and with which seed).
+    """
+    session = ensure(session)
+    trained = require_model(session, msg("generate with"))
+    lang, prompt = session.lang, prompt or ""
+    # refused before anything is drawn: settings out of range, a prompt the tokenizer cannot read
+    _sampling(max_new_tokens, temperature, top_k, top_p, seed)
+    prompt_ids(trained.tokenizer, prompt)
+    drawn = int(seed) if seed else fresh_seed()
+    try:
+        yield session, highlight_html(prompt, [], prompt_chars=len(prompt), writing=True), \
+            gr.skip(), ""
+        for update in generate_text(session, prompt, max_new_tokens, temperature, top_k, top_p,
+                                    drawn, writing):
+            _, text, chart = update  # the last update carries the next-token chart
+            yield session, highlight_html(text, [], prompt_chars=len(prompt), writing=True), \
+                gr.skip(), ""
+    finally:
+        writing.active = False
+    writing.last_seed = drawn
+    line, view = _copies(session, min_chars)
+    notes = [f"**{line}**"]
+    if writing.stopped:
+        written = len(session.last_text) - len(prompt)
+        notes.append(t("Stopped: {n} characters written.", lang, n=f"{written:,}"))
+    if seed:
+        notes.append(t("Written with the fixed seed {seed}.", lang, seed=drawn))
+    else:
+        notes.append(t("Written with seed {seed}, drawn at random: tick “Same text each time” "
+                       "to keep it and write this text again.", lang, seed=drawn))
+    yield session, view, chart, "  \n".join(notes)
+
+
+def stop_writing(writing: Writing, session: Session | None) -> Writing:
+    """Stop the generation going (after its current token; the text so far is kept)."""
+    lang = ensure(session).lang
+    if not writing.active:
+        gr.Info(t("Nothing is being written right now.", lang), title=t("Note", lang))
+    writing.stop_requested = True
+    return writing
+
+
+def show_copies(session: Session | None, min_chars: float):
+    """The memorisation slider moved: the same text with the new spans: (session, view, note)."""
+    session = ensure(session)
+    if not session.last_text:
+        return session, gr.skip(), gr.skip()
+    line, view = _copies(session, min_chars)
+    return session, view, f"**{line}**"
+
+
+# --- the switches beside the sliders: each one a view of its slider's value ------------------
+
+def top_k_switched(on: bool, top_k: float):
+    """"Limit to the k likeliest" turned on or off: the slider's value and visibility."""
+    return gr.update(value=(int(top_k) or TOP_K_ON) if on else 0, visible=on)
+
+
+def top_k_shown(top_k: float):
+    """The top-k slider changed (a link, a drag to 0): (switch, slider visibility)."""
+    on = bool(top_k)
+    return on, gr.update(visible=on)
+
+
+def top_p_switched(on: bool, top_p: float):
+    return gr.update(value=(top_p if top_p < 1 else TOP_P_ON) if on else 1.0, visible=on)
+
+
+def top_p_shown(top_p: float):
+    on = top_p is not None and top_p < 1
+    return on, gr.update(visible=on)
+
+
+def seed_switched(writing: Writing, on: bool, seed: float):
+    """"Same text each time" turned on keeps the last text's seed (or the one typed)."""
+    return gr.update(value=(int(seed or 0) or writing.last_seed or 1) if on else 0, visible=on)
+
+
+def seed_shown(seed: float):
+    on = bool(seed)
+    return on, gr.update(visible=on)
 
 
 @dataclass
@@ -112,42 +268,73 @@ class GenerateTab:
 
 def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
     gr.Markdown(tr("generate_intro"))
-    with gr.Row():
+    writing = gr.State(lambda: Writing())  # a function: Gradio would serialise the class
+    with gr.Row(elem_id="generate-tab"):
+        with gr.Column(scale=3):
+            # lines=1: Enter writes (Gradio submits a one-line box on Enter; Shift+Enter
+            # still starts a new line, and the box grows to max_lines)
+            prompt = gr.Textbox("ROMEO:", label=tr("prompt"), lines=1, max_lines=6,
+                                info=tr("prompt_info"), elem_id="generate-prompt")
+            examples = gr.Examples([[p] for p in EXAMPLES], [prompt], label=tr("example_prompts"),
+                                   api_visibility="private")
+            with gr.Row():
+                button = gr.Button(tr("generate_button"), variant="primary",
+                                   elem_id="generate-button")
+                stop = gr.Button(tr("stop_button"), variant="stop")
+            view = gr.HTML(elem_id="generated-text", max_height=560, autoscroll=True)
+            note = gr.Markdown(elem_id="generate-note")
         with gr.Column(scale=2):
-            prompt = gr.Textbox("ROMEO:", label=tr("prompt"), lines=2,
-                                info=tr("prompt_info"))
-            with gr.Row():
-                max_new_tokens = gr.Slider(*SAMPLE_RANGES["max_new_tokens"], value=DEFAULTS.max_new_tokens, step=1,
-                                           label=tr("max_new_tokens"),
-                                           info=tr("max_new_tokens_info"))
-                temperature = gr.Slider(*SAMPLE_RANGES["temperature"], value=DEFAULTS.temperature,
-                                        step=0.05, label=tr("temperature"),
-                                        info=tr("temperature_info"))
-            with gr.Row():
-                top_k = gr.Slider(*SAMPLE_RANGES["top_k"], value=DEFAULTS.top_k, step=1, label=tr("top_k"),
-                                  info=tr("top_k_info"))
-                top_p = gr.Slider(*SAMPLE_RANGES["top_p"], value=DEFAULTS.top_p, step=0.05, label=tr("top_p"),
-                                  info=tr("top_p_info"))
-                seed = gr.Number(0, label=tr("sample_seed"), precision=0, minimum=0,
-                                 info=tr("sample_seed_info"))
-            button = gr.Button(tr("generate_button"), variant="primary")
-        with gr.Column(scale=1):
-            chart = gr.Plot(label=tr("next_token_chart"),
-                            elem_id="next-token-chart")
-    output = gr.Textbox(label=tr("generated_text"), lines=14,
-                        max_lines=30, interactive=False, autoscroll=True, buttons=["copy"],
-                        elem_id="generated-text")
-    with gr.Accordion(tr("memo_title"), open=True):
-        min_chars = gr.Slider(K, MEMO_MAX_CHARS, value=MEMO_DEFAULT_CHARS, step=1,
-                              label=tr("memo_min_chars"), info=tr("memo_min_chars_info"),
-                              elem_id="memo-min-chars")
-        copies = gr.HTML(elem_id="memo-view")
-    event = button.click(generate_text, [session, prompt, max_new_tokens, temperature, top_k, top_p, seed],
-                 [session, output, chart], concurrency_limit=concurrency_limit,
-                 concurrency_id="compute", show_progress_on=[output], api_name="generate")
-    event.success(check_copies, [session, min_chars], [session, copies], concurrency_limit=2,
-                  api_visibility="private")
-    min_chars.release(check_copies, [session, min_chars], [session, copies], concurrency_limit=2,
-                      api_name="check_copies")
-    return GenerateTab(event=event,
-                       sampling=[prompt, max_new_tokens, temperature, top_k, top_p, seed])
+            max_new_tokens = gr.Slider(*SAMPLE_RANGES["max_new_tokens"],
+                                       value=DEFAULTS.max_new_tokens, step=1,
+                                       label=tr("max_new_tokens"), info=tr("max_new_tokens_info"))
+            temperature = gr.Slider(*SAMPLE_RANGES["temperature"], value=DEFAULTS.temperature,
+                                    step=0.05, label=tr("temperature"), info=tr("temperature_info"))
+            limit_k = gr.Checkbox(DEFAULTS.top_k > 0, label=tr("limit_top_k"),
+                                  info=tr("limit_top_k_info"))
+            top_k = gr.Slider(*SAMPLE_RANGES["top_k"], value=DEFAULTS.top_k, step=1,
+                              label=tr("top_k"), info=tr("top_k_info"),
+                              visible=DEFAULTS.top_k > 0)
+            limit_p = gr.Checkbox(DEFAULTS.top_p < 1, label=tr("limit_top_p"),
+                                  info=tr("limit_top_p_info"))
+            top_p = gr.Slider(*SAMPLE_RANGES["top_p"], value=DEFAULTS.top_p, step=0.05,
+                              label=tr("top_p"), info=tr("top_p_info"), visible=DEFAULTS.top_p < 1)
+            fixed_seed = gr.Checkbox(False, label=tr("fixed_seed"), info=tr("fixed_seed_info"))
+            seed = gr.Number(0, label=tr("sample_seed"), precision=0, info=tr("sample_seed_info"),
+                             visible=False, elem_id="generate-seed")
+            chart = gr.Plot(label=tr("next_token_chart"), elem_id="next-token-chart")
+            with gr.Accordion(tr("memo_title"), open=False):
+                min_chars = gr.Slider(K, MEMO_MAX_CHARS, value=MEMO_DEFAULT_CHARS, step=1,
+                                      label=tr("memo_min_chars"), info=tr("memo_min_chars_info"),
+                                      elem_id="memo-min-chars")
+
+    sampling = [prompt, max_new_tokens, temperature, top_k, top_p, seed]
+    quick = dict(queue=False, api_visibility="private", show_progress="hidden")
+    started = gr.on([button.click, prompt.submit], begin_writing, writing, writing, **quick)
+    # an example fills the prompt, then writes as Generate does (the same chain, so the
+    # Attention tab follows it too)
+    examples.load_input_event.then(None, js=CLICK_GENERATE, api_visibility="private")
+    event = started.then(write, [session, writing, *sampling, min_chars],
+                         [session, view, chart, note], concurrency_limit=concurrency_limit,
+                         concurrency_id="compute", show_progress_on=[note],
+                         api_visibility="private")
+    stop.click(stop_writing, [writing, session], writing, concurrency_limit=None,
+               api_name="stop_generating")
+    min_chars.release(show_copies, [session, min_chars], [session, view, note],
+                      concurrency_limit=2, api_visibility="private")
+    # The API keeps its endpoints and their shapes (/generate: the prompt and five numbers
+    # in, the text and the chart out; /check_copies: the report and the marked text), on a
+    # trigger the page never shows or clicks: the page's Generate draws the text as HTML.
+    api_only, api_text = gr.Button(visible=False), gr.Textbox(visible=False)
+    api_only.click(generate_text, [session, *sampling], [session, api_text, chart],
+                   concurrency_limit=concurrency_limit, concurrency_id="compute",
+                   api_name="generate")
+    api_only.click(check_copies, [session, min_chars], [session, api_text], concurrency_limit=2,
+                   api_name="check_copies")
+
+    limit_k.input(top_k_switched, [limit_k, top_k], top_k, **quick)
+    top_k.change(top_k_shown, top_k, [limit_k, top_k], **quick)
+    limit_p.input(top_p_switched, [limit_p, top_p], top_p, **quick)
+    top_p.change(top_p_shown, top_p, [limit_p, top_p], **quick)
+    fixed_seed.input(seed_switched, [writing, fixed_seed, seed], seed, **quick)
+    seed.change(seed_shown, seed, [fixed_seed, seed], **quick)
+    return GenerateTab(event=event, sampling=sampling)

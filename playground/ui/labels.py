@@ -193,19 +193,26 @@ EN: dict[str, str] = {
                       "token is drawn at random from the model's prediction; the controls "
                       "shape that draw.",
     "prompt": "Prompt",
-    "prompt_info": "The text the model continues (it may be empty).",
+    "prompt_info": "The text the model continues (it may be empty). Enter writes; "
+                   "Shift+Enter starts a new line.",
+    "example_prompts": "Or try one of these (click to write)",
     "max_new_tokens": "Maximum new tokens",
     "max_new_tokens_info": "How many tokens to write.",
     "temperature": "Temperature",
     "temperature_info": "Lower is safer and more repetitive; 0 always takes the likeliest "
                         "token; higher is wilder.",
     "top_k": "Top-k",
-    "top_k_info": "Draw only among the k likeliest tokens (0: all).",
+    "limit_top_k": "Limit to the k likeliest tokens (top-k)",
+    "limit_top_k_info": "Off: any token can be drawn.",
+    "top_k_info": "Draw only among the k likeliest tokens.",
     "top_p": "Top-p",
-    "top_p_info": "Draw only among the likeliest tokens that together reach this probability "
-                  "(1: all).",
+    "limit_top_p": "Limit to the likeliest tokens that hold most of the probability (top-p)",
+    "limit_top_p_info": "Off: any token can be drawn.",
+    "top_p_info": "Draw only among the likeliest tokens that together reach this probability.",
     "sample_seed": "Seed",
-    "sample_seed_info": "0 writes a new text each time; another number repeats the same text.",
+    "fixed_seed": "Same text each time (fixed seed)",
+    "fixed_seed_info": "Off: a new seed each time; the seed a text used is shown under it.",
+    "sample_seed_info": "The same seed, prompt and settings write the same text again.",
     "generate_button": "Generate",
     "next_token_chart": "The next token: the model's ten favourites",
     "generated_text": "Generated text (your prompt, then the model's words)",
@@ -311,8 +318,18 @@ EN: dict[str, str] = {
                      "?lang=zh-CN (or ?lang=en) in the address.",
     "corpus_files_label": "Your text files (.txt, .md, UTF-8, up to 5 MB)",
     "corpus_preview_label": "Preview (the first 1,000 characters)",
-    "attention_text_info_fixed": "At most 64 tokens are shown; empty uses your last generation "
-                                 "(or the start of the corpus).",
+    "attention_text_info_fixed": "At most 64 tokens are shown; empty uses the first 32 tokens "
+                                 "of your last generation (or of the corpus).",
+    "attention_patterns": "**What to look for.** A bright cell is a token (row) looking at an "
+                          "earlier one (column). A bright line just left of the diagonal: a "
+                          "*previous-token* head, each token reading the one before it. A bright "
+                          "first column: a head that looks at the *start*, a resting place when "
+                          "nothing else matters. Bright columns under ␣ or ↵: a head that looks "
+                          "at *spaces and line breaks*, where the word or the line began. Bright "
+                          "cells under the same letter further back: a head that finds *the same "
+                          "token earlier*, which helps to copy. A head's title names the pattern "
+                          "that holds most of its weight, when one does; a briefly trained model "
+                          "shows them faintly, so compare the layers, and train longer.",
     "merges_intro": "Step through the first merges BPE learned and watch the sample's tokens "
                     "fuse: at 0 every byte is its own token; each merge glues one frequent pair.",
     "merges_sample_info": "Any sentence; its tokens are redrawn at each step.",
@@ -510,17 +527,24 @@ ZH_CN: dict[str, str] = {
     # --- generation ---------------------------------------------------------------------------
     "generate_intro": "训练好的模型一次一个词元地续写你的提示。每个词元都是从模型的预测中随机抽取的；下面的控件决定怎么抽。",
     "prompt": "提示",
-    "prompt_info": "模型要续写的文本（可以为空）。",
+    "prompt_info": "模型要续写的文本（可以为空）。按 Enter 生成；Shift+Enter 换行。",
+    "example_prompts": "或者试试这些（点一下就开始写）",
     "max_new_tokens": "最多生成的词元数",
     "max_new_tokens_info": "要写多少个词元。",
     "temperature": "温度",
     "temperature_info": "越低越稳妥、越重复；0 总是选最可能的词元；越高越天马行空。",
     "top_k": "Top-k",
-    "top_k_info": "只在最可能的 k 个词元中抽取（0：全部）。",
+    "limit_top_k": "只在最可能的 k 个词元中抽取 (top-k)",
+    "limit_top_k_info": "关闭：任何词元都可能被抽到。",
+    "top_k_info": "只在最可能的 k 个词元中抽取。",
     "top_p": "Top-p",
-    "top_p_info": "只在总概率达到这个值的最可能词元中抽取（1：全部）。",
+    "limit_top_p": "只在占大部分概率的最可能词元中抽取 (top-p)",
+    "limit_top_p_info": "关闭：任何词元都可能被抽到。",
+    "top_p_info": "只在总概率达到这个值的最可能词元中抽取。",
     "sample_seed": "随机种子",
-    "sample_seed_info": "0 每次写出新的文本；其他数字会重复同样的文本。",
+    "fixed_seed": "每次写出同样的文本（固定随机种子）",
+    "fixed_seed_info": "关闭：每次用新的随机种子；每段文本用的种子显示在它下方。",
+    "sample_seed_info": "相同的种子、提示和设置会再次写出相同的文本。",
     "generate_button": "生成",
     "next_token_chart": "下一个词元：模型最看好的十个",
     "generated_text": "生成的文本（先是你的提示，然后是模型写的）",
@@ -607,7 +631,13 @@ ZH_CN: dict[str, str] = {
                      "或在地址后加上 ?lang=zh-CN（或 ?lang=en）。",
     "corpus_files_label": "你的文本文件（.txt、.md，UTF-8，最大 5 MB）",
     "corpus_preview_label": "预览（前 1,000 个字符）",
-    "attention_text_info_fixed": "最多显示 64 个词元；留空则使用你上次生成的文本（或语料的开头）。",
+    "attention_text_info_fixed": "最多显示 64 个词元；留空则使用你上次生成的文本（或语料）的前 32 个词元。",
+    "attention_patterns": "**看什么。** 亮的格子表示一个词元（行）在看一个更早的词元（列）。紧贴对角线左侧的一条亮线："
+                          "*前一个词元*头，每个词元都在读它前面的那个。第一列很亮：看*开头*的头，"
+                          "在没有别的要看时把注意力放在那里。␣ 或 ↵ 下面的亮列：看*空格和换行*的头，"
+                          "也就是词或行开始的地方。更早处同一个字母下面的亮格：找*前面相同词元*的头，"
+                          "它有助于复制。每个头的标题会写出占它大部分权重的模式（如果有的话）；"
+                          "训练时间短的模型只会隐约显出这些模式，所以比较不同的层，并训练得久一些。",
     "merges_intro": "逐步查看 BPE 学到的前几次合并，观察示例句子的词元如何融合：0 时每个字节都是一个词元；每次合并把一对常见的相邻词元粘在一起。",
     "merges_sample_info": "任意句子；每一步都会重新画出它的词元。",
     "merges_slider_info": "按 BPE 学习的顺序，应用多少次学到的合并。",

@@ -118,9 +118,16 @@ ZH_CN: dict[str, str] = {
     "The shortest span must be from {low} to {high} characters.":
         "最短片段必须在 {low} 到 {high} 个字符之间。",
     "The 10 likeliest next tokens": "最可能的 10 个下一个词元",
+    "Stopped: {n} characters written.": "已停止：写了 {n} 个字符。",
+    "Written with the fixed seed {seed}.": "用固定的随机种子 {seed} 写成。",
+    "Written with seed {seed}, drawn at random: tick “Same text each time” to keep it and write "
+    "this text again.":
+        "用随机抽到的种子 {seed} 写成：勾选“每次写出同样的文本”即可保留它，再写出这段文本。",
+    "Nothing is being written right now.": "现在没有正在生成的文本。",
     # --- 5 · attention ----------------------------------------------------------------------------
     "Layer {layer}, head {head}": "第 {layer} 层，第 {head} 个头",
     "All {n_head} heads of layer {layer}": "第 {layer} 层的全部 {n_head} 个头",
+    "{title}: mostly {note}": "{title}：主要看{note}",
     "{tokens} tokens · {layers} layers × {heads} heads. Each row is a token; its colours show how "
     "much it looks at each earlier token (a row sums to 1). Change the layer or head to compare.":
         "{tokens} 个词元 · {layers} 层 × {heads} 个头。每一行是一个词元；"

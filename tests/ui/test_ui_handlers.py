@@ -123,12 +123,12 @@ def test_full_flow_train_generate_attention(ready):
     probs = list(chart.data[0].x)
     assert 1 <= len(probs) <= 10 and probs == sorted(probs, reverse=True)
     assert session.last_text == text
-    assert attention_tab.default_text(session) == text[:attention_tab.MAX_TOKENS]
+    assert attention_tab.default_text(session) == text[:attention_tab.DEFAULT_TOKENS]
 
     (session, shown, layer, head, heatmap, grid, summary) = attention_tab.show_attention(
         session, "", 0, 0)
     T = min(len(text), TINY["block_size"])
-    assert shown == text[:attention_tab.MAX_TOKENS]
+    assert shown == text[:attention_tab.DEFAULT_TOKENS]
     assert session.attention.weights.shape == (1, 2, T, T)
     np.testing.assert_allclose(session.attention.weights.sum(-1), 1.0, rtol=1e-5)
     assert layer.choices == [("0", 0)] and head.choices == [("0", 0), ("1", 1)]
@@ -377,6 +377,9 @@ HANDLER_ERRORS = [
      ["'My diary'", "Tiny Shakespeare"]),
     ("generate without a model",
      lambda s: drain(generate_tab.generate_text(s, "hi", 5, 1, 0, 1, 0)),
+     "There is no model to generate with yet. Train one on the 'Model & training' tab", []),
+    ("the page's Generate without a model",
+     lambda s: drain(generate_tab.write(s, generate_tab.Writing(), "hi", 5, 1, 0, 1, 0, 20)),
      "There is no model to generate with yet. Train one on the 'Model & training' tab", []),
     ("attention without a model", lambda s: attention_tab.show_attention(s, "hi", 0, 0),
      "There is no model to look inside yet.", []),
