@@ -123,10 +123,10 @@ def embedding_figure(emap: EmbeddingMap, lang: str = "en") -> go.Figure:
     axis = [t("axis {n}: {share} of the variance", lang, n=n + 1,
               share=f"{emap.explained[n]:.0%}") for n in range(2)]
     fig.update_layout(
-        template=TEMPLATE, height=560, margin=dict(l=50, r=10, t=40, b=50),
+        template=TEMPLATE, height=600, margin=dict(l=50, r=10, t=30, b=50),
         xaxis=dict(title=dict(text=axis[0]), zeroline=False),
         yaxis=dict(title=dict(text=axis[1]), zeroline=False),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0),
+        legend=dict(orientation="h", yanchor="top", y=-0.12, x=0),  # clear of the plot's label
         hovermode="closest")
     return fig
 

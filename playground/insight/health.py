@@ -99,7 +99,7 @@ def health_figure(history: Sequence[Record], config: TrainConfig | None = None,
     if config is not None:
         plan_x, plan_y = planned_lr(config)
         fig.add_trace(go.Scatter(x=plan_x, y=plan_y, name=t("planned", lang), mode="lines",
-                                 line=dict(color="#9ca3af", dash="dash", width=2)), row=2, col=1)
+                                 line=dict(color="#9ca3af", width=6)), row=2, col=1)  # wide: visible under the run's
     lr_x, lr_y = downsample(xs, [r.lr for r in steps])
     fig.add_trace(go.Scatter(x=lr_x, y=lr_y, name=t("followed", lang), mode="lines",
                              line=dict(color="#ea580c", width=2)), row=2, col=1)

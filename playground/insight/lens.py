@@ -168,7 +168,9 @@ def attention_row_figure(fp: ForwardPass, position: int, lang: str = "en") -> go
         margin=dict(l=120, r=10, t=36, b=60),
         title=dict(text=t("Where “{token}” looks, in each layer and head", lang,
                           token=display_token(fp.tokens[p], 16)), font=dict(size=13)),
-        xaxis=dict(tickangle=-60, **_token_ticks(fp.tokens[: p + 1])),
+        # single characters read upright; longer tokens need the slant to fit
+        xaxis=dict(tickangle=0 if max(map(len, labels)) <= 2 else -60,
+                   **_token_ticks(fp.tokens[: p + 1])),
         yaxis=dict(tickmode="array", tickvals=list(range(L * nh)), ticktext=names,
                    autorange="reversed", tickfont=dict(size=11)))
     return fig
@@ -180,8 +182,9 @@ def lens_figure(fp: ForwardPass, position: int, tokenizer, lang: str = "en") -> 
     gives the token that really comes next in the prompt."""
     p = _clamp(position, fp)
     rows = fp.lens_probs.shape[0]
-    names = [t("embedding", lang)] + [t("after block {n}", lang, n=n) for n in range(1, rows)]
-    names[-1] = t("after block {n} (output)", lang, n=rows - 1)
+    # layers numbered from 0, as the attention rows and the Attention tab number them
+    names = [t("embedding", lang)] + [t("after layer {n}", lang, n=n) for n in range(rows - 1)]
+    names[-1] = t("after layer {n} (output)", lang, n=rows - 2)
     probs = fp.lens_probs[:, p]  # (L + 1, k)
     labels = [[display_token(tokenizer.token_str(int(i)), 10) for i in row]
               for row in fp.lens_ids[:, p]]

@@ -137,7 +137,7 @@ def _forward_summary(fp: ForwardPass, position: int, tokenizer, lang: str) -> st
     p = min(max(int(position), 0), len(fp.tokens) - 1)
     guess = int(fp.lens_ids[-1, p, 0])
     return t("**{n} tokens.** Position {position} is “{token}”; the model's likeliest next token "
-             "is “{guess}” ({p}). Each row of the lens reads the vector after one more block.",
+             "is “{guess}” ({p}). Each row of the lens reads the vector after one more layer.",
              lang, n=len(fp.tokens), position=p, token=display_token(fp.tokens[p], 16),
              guess=display_token(tokenizer.token_str(guess), 16),
              p=f"{fp.lens_probs[-1, p, 0]:.0%}")
@@ -231,11 +231,12 @@ def _surprise_summary(s: Surprise, trained: TrainedModel, lang: str) -> str:
     evals = [r for r in trained.history if isinstance(r, EvalRecord)]
     line = t("**Mean surprise: {mean} nats per token** over {n} tokens: the loss on this text, "
              "measured as training measures it.", lang, mean=f"{s.mean:.3f}", n=f"{len(s.losses):,}")
+    chinese = lang == "zh-CN"  # Chinese puts no space after 。 and lists with 、
     if evals:
-        line += " " + t("The last evaluation's validation loss was {val_loss} (step {step}), on "
+        line += ("" if chinese else " ") + t("The last evaluation's validation loss was {val_loss} (step {step}), on "
                         "other windows of the validation text.", lang,
                         val_loss=f"{evals[-1].val_loss:.3f}", step=f"{evals[-1].step:,}")
-    worst = ", ".join(t("“{token}” ({loss}, it expected “{guess}”)", lang,
+    worst = ("、" if chinese else ", ").join(t("“{token}” ({loss}, it expected “{guess}”)", lang,
                         token=display_token(token, 12), loss=f"{loss:.1f}",
                         guess=display_token(guess, 12))
                       for _, token, loss, guess, _ in most_surprising(s, 5))

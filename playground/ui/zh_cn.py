@@ -136,9 +136,9 @@ ZH_CN: dict[str, str] = {
     "A run is training this model right now: look inside once it ends (or after Stop).":
         "有一次运行正在训练这个模型：等它结束（或按停止）后再看模型内部。",
     "**{n} tokens.** Position {position} is “{token}”; the model's likeliest next token is "
-    "“{guess}” ({p}). Each row of the lens reads the vector after one more block.":
+    "“{guess}” ({p}). Each row of the lens reads the vector after one more layer.":
         "**{n} 个词元。** 位置 {position} 是“{token}”；模型认为最可能的下一个词元是“{guess}”"
-        "（{p}）。lens 的每一行读取的是多经过一块之后的向量。",
+        "（{p}）。lens 的每一行读取的是多经过一层之后的向量。",
     "Temperature {temperature}: the likeliest token, “{token}”, now has {p} (the model itself gives "
     "it {raw}). Below 1 sharpens the distribution, above 1 flattens it; 0 always takes the "
     "likeliest.":

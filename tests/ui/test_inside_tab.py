@@ -150,4 +150,4 @@ def test_the_session_model_holds_the_live_records_while_a_run_goes(tiny_text):
     session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
     seen = [len(session.trained.history)
             for _ in train_tab.train_model(session, False, *settings(max_steps=TINY["max_steps"]))]
-    assert len(seen) >= 3 and 0 < seen[1] < seen[-1]  # a live update, before the end, sees records
+    assert any(0 < n < seen[-1] for n in seen[:-1])  # a live update, before the end, sees records
