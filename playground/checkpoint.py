@@ -808,7 +808,9 @@ def _check_trainer_state(state: Any, model: GPT, train_config: TrainConfig, name
                 math.isfinite(value) and value >= 0):
             refuse(key, msg("must be a number of seconds, 0 or more"))
     for key in ("train_rng", "eval_rng", "torch_rng"):
-        if not _is_generator_state(state[key]):
+        # torch_rng is the dropout generator's, on the run's device: a GPU's is 16 bytes
+        if not (_is_generator_state(state[key]) or key == "torch_rng"
+                and _is_cuda_generator_state(state[key])):
             refuse(key, msg("is not the state of a random number generator"))
     cuda = state.get("cuda_rng")
     if cuda is not None and not (isinstance(cuda, torch.Tensor) and cuda.dtype == torch.uint8
@@ -835,6 +837,12 @@ def _is_generator_state(value: Any) -> bool:
     except (RuntimeError, TypeError, ValueError):
         return False
     return True
+
+
+def _is_cuda_generator_state(value: Any) -> bool:
+    """Whether ``value`` has the form of a CUDA generator's state: its seed and offset, 16 bytes."""
+    return (isinstance(value, torch.Tensor) and value.dtype == torch.uint8 and value.dim() == 1
+            and value.numel() == 16)
 
 
 def _finite_number(value: Any) -> bool:

@@ -65,6 +65,39 @@ def make_norm(cfg: ModelConfig) -> nn.Module:
 
 
 # ---------------------------------------------------------------------------------------------
+# Dropout, drawn from a generator of the run's own
+
+
+class Dropout(nn.Module):
+    """``nn.Dropout`` whose masks come from ``self.generator``: the trainer gives every run its
+    own (``GPT.use_dropout_generator``), so runs side by side in one process never draw from
+    one shared stream. None draws from PyTorch's global generator, as ``nn.Dropout`` does, and
+    then gives the same numbers (on the CPU): keep each value with probability 1 - p and scale
+    the kept ones by 1 / (1 - p).
+
+    >>> x = torch.ones(2, 4)
+    >>> drop = Dropout(0.5)
+    >>> drop.generator = torch.Generator().manual_seed(0)
+    >>> drop(x)
+    tensor([[0., 0., 2., 0.],
+            [0., 0., 2., 2.]])
+    >>> drop.eval()(x).equal(x)  # evaluation and p = 0 pass x through untouched
+    True
+    """
+
+    def __init__(self, p: float):
+        super().__init__()
+        self.p = p
+        self.generator: torch.Generator | None = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        keep = torch.empty_like(x).bernoulli_(1.0 - self.p, generator=self.generator)
+        return x * keep.div_(1.0 - self.p)
+
+
+# ---------------------------------------------------------------------------------------------
 # Positions: added to the token embeddings (learned, sinusoidal, none) or rotated into the
 # queries and keys inside attention (RoPE).
 
@@ -196,8 +229,8 @@ class CausalSelfAttention(nn.Module):
         # QK-norm (Qwen3): each head's queries and keys RMS-normed over hs, before RoPE
         self.q_norm = RMSNorm(cfg.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
         self.k_norm = RMSNorm(cfg.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
-        self.dropout = cfg.dropout
-        self.resid_dropout = nn.Dropout(cfg.dropout)
+        self.attn_dropout = Dropout(cfg.dropout)  # on the weights: training takes the explicit path
+        self.resid_dropout = Dropout(cfg.dropout)
 
     def forward(self, x, cache: LayerKVCache | None = None, return_attn: bool = False):
         B, T, C = x.shape
@@ -210,7 +243,10 @@ class CausalSelfAttention(nn.Module):
         if cache is not None:  # the cache keeps keys as attention reads them: normed, rotated
             k, v = cache.append(k, v)  # (B, nh, S, hs), S = start + T
         S = k.size(2)
-        if return_attn:
+        # the fused kernel's own dropout would draw from the global generator, so training
+        # with dropout computes the weights explicitly (nanoGPT's path without flash attention)
+        dropping = self.training and self.attn_dropout.p > 0
+        if return_attn or dropping:
             y, att = self._explicit_attention(q, k, v, start)
         else:
             y, att = self._fused_attention(q, k, v, start, S), None
@@ -223,20 +259,18 @@ class CausalSelfAttention(nn.Module):
         return torch.arange(S, device=device)[None, :] <= q_pos  # (T, S) bool
 
     def _fused_attention(self, q, k, v, start: int, S: int) -> torch.Tensor:
-        dropout = self.dropout if self.training else 0.0
         T = q.size(2)
         if start == 0:  # no past: the kernel's own causal mask (top-left aligned) is right
-            return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout, is_causal=T > 1)
+            return F.scaled_dot_product_attention(q, k, v, is_causal=T > 1)
         mask = self._causal_mask(T, S, start, q.device)  # past keys: align the mask bottom-right
-        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 
     def _explicit_attention(self, q, k, v, start: int):
         T, S = q.size(2), k.size(2)
         att = (q @ k.transpose(-2, -1)) / math.sqrt(self.head_size)  # (B, nh, T, S)
         att = att.masked_fill(~self._causal_mask(T, S, start, q.device), float("-inf"))
         att = att.softmax(dim=-1)
-        dropped = F.dropout(att, self.dropout, self.training)
-        return dropped @ v, att  # (B, nh, T, hs), (B, nh, T, S)
+        return self.attn_dropout(att) @ v, att  # (B, nh, T, hs), (B, nh, T, S)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -259,7 +293,7 @@ class MLP(nn.Module):
         self.act = {"gelu": nn.GELU, "relu": nn.ReLU, "relu2": SquaredReLU}[cfg.activation]()
         self.proj = nn.Linear(cfg.hidden_size, cfg.n_embd, bias=cfg.bias)
         self.proj.is_residual_projection = True
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.proj(self.act(self.fc(x))))
@@ -274,7 +308,7 @@ class SwiGLU(nn.Module):
         self.up = nn.Linear(cfg.n_embd, cfg.hidden_size, bias=cfg.bias)
         self.proj = nn.Linear(cfg.hidden_size, cfg.n_embd, bias=cfg.bias)
         self.proj.is_residual_projection = True
-        self.dropout = nn.Dropout(cfg.dropout)
+        self.dropout = Dropout(cfg.dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout(self.proj(F.silu(self.gate(x)) * self.up(x)))
@@ -325,7 +359,7 @@ class GPT(nn.Module):
         self.tok_emb = nn.Embedding(cfg.vocab_size, cfg.n_embd)
         self.pos_emb = make_positions(cfg)
         self.emb_scale = math.sqrt(cfg.n_embd) if cfg.scale_embedding else 1.0
-        self.drop = nn.Dropout(cfg.dropout)
+        self.drop = Dropout(cfg.dropout)
         block = PreNormBlock if cfg.norm_placement == "pre" else PostNormBlock
         self.blocks = nn.ModuleList(block(cfg) for _ in range(cfg.n_layer))
         # post-norm blocks already end in a norm; pre-norm needs one before the head
@@ -413,6 +447,13 @@ class GPT(nn.Module):
             hidden.append(x)
             attn.append(att)
         return hidden, attn
+
+    def use_dropout_generator(self, generator: torch.Generator | None) -> None:
+        """Draw every dropout mask from ``generator`` (on the model's device; None: PyTorch's
+        global generator). The trainer passes its own, so each run's dropout is its alone."""
+        for module in self.modules():
+            if isinstance(module, Dropout):
+                module.generator = generator
 
     def new_cache(self, batch_size: int = 1, max_len: int | None = None) -> KVCache:
         """An empty KV cache for up to ``max_len`` tokens (default: the whole context)."""

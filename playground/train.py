@@ -59,7 +59,7 @@ import torch
 from playground.config import ConfigError, SampleConfig, TrainConfig
 from playground.optim import build_optimizer, load_optimizer_state, set_lr
 from playground.runtime.device import autocast_context
-from playground.runtime.execution import place_model
+from playground.runtime.execution import place_model, with_threads
 from playground.insight.baselines import bits_per_char  # noqa: F401  (also part of this module's API)
 from playground.runtime.distributed import DistInfo, RankFailed, agree_any, all_reduce_mean
 from playground.i18n import Message, msg
@@ -305,9 +305,13 @@ class Trainer:
     is only needed for the sample texts at each evaluation (``config.sample_tokens > 0``).
     ``playground.prepare.prepare_run`` assembles all of this from a corpus and settings.
 
-    Building a trainer seeds PyTorch's global generator with ``config.seed`` (plus the rank;
-    dropout draws from it); batches come from ``self.streams`` (``BatchStreams``, the variant
-    ``config.rng_stream`` names), so with "separate" evaluating never shifts the training batches.
+    Every random draw comes from generators of the trainer's own, never PyTorch's global one,
+    so runs side by side in one process (several visitors) each stay repeatable: batches from
+    ``self.streams`` (``BatchStreams``, the variant ``config.rng_stream`` names; with
+    "separate" evaluating never shifts the training batches), dropout from ``self.dropout_rng``
+    (seeded with ``config.seed`` plus the rank, on the run's device), which the model's dropout
+    layers draw from (``GPT.use_dropout_generator``). The CPU thread count is the run's while it
+    computes (``Placement.threads``) and the process's own between records.
 
     ``dist`` (from ``playground.runtime.distributed.init_distributed``) makes this one process of a
     data-parallel run: the model is wrapped in DistributedDataParallel, the device defaults
@@ -332,6 +336,7 @@ class Trainer:
         placed = place_model(model, config, device=device, dist=self.dist)
         self.device, self.dtype = placed.device, placed.dtype
         self._forward, self._train_forward = placed.forward, placed.train_forward
+        self.threads = placed.threads
 
         self.model = model
         self.block_size = model.config.block_size
@@ -347,7 +352,9 @@ class Trainer:
         self._params = [p for group in self.optimizer.param_groups for p in group["params"]]
 
         # dropout differs between processes; rank 0 draws what a single process would
-        torch.manual_seed((config.seed + self.dist.rank) % 2**63)
+        self.dropout_rng = torch.Generator(self.device).manual_seed(
+            (config.seed + self.dist.rank) % 2**63)
+        model.use_dropout_generator(self.dropout_rng)
         self.streams = STREAMS[config.rng_stream](model.config, config.seed)
         self._next_starts: torch.Tensor | None = None  # the next step's batch, once drawn
         self.step = 0
@@ -395,7 +402,12 @@ class Trainer:
         random streams), so a run can be driven in chunks. The last record is an
         ``EndRecord``; after it the model is in train mode, finite and ready to save.
         ``eval_progress`` adds an ``EvalProgress`` after every evaluation batch (not a record).
+        Each record is computed with the run's CPU threads, and handed over with the
+        process's own restored (``runtime.execution.with_threads``).
         """
+        return with_threads(self._run(max_steps, eval_progress), self.threads)
+
+    def _run(self, max_steps: int | None, eval_progress: bool) -> Iterator[Record | EvalProgress]:
         cfg = self.config
         end = cfg.max_steps if max_steps is None else min(cfg.max_steps, self.step + max_steps)
         self.model.train()
@@ -520,7 +532,7 @@ class Trainer:
         processes each evaluates its slice of every batch and the means are averaged. In one
         process, a ``stop()`` during the evaluation ends it after the current batch.
         """
-        return _result(self._evaluation(progress=False))
+        return _result(with_threads(self._evaluation(progress=False), self.threads))
 
     @torch.no_grad()  # on a generator: only while it runs, not while its caller holds it
     def _evaluation(self, progress: bool):
@@ -634,13 +646,13 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             **self.streams.state_dict(),
             "next_starts": self._next_starts,
-            "torch_rng": torch.get_rng_state(),
+            # the dropout generator's state (on a GPU, its 16 bytes); bundles written before it
+            # existed hold the global CPU generator's here, which CPU dropout then drew from
+            "torch_rng": self.dropout_rng.get_state(),
             "history": list(self.history),  # records: checkpoint writes them as JSON
         }
         if self.scaler is not None:
             state["scaler"] = self.scaler.state_dict()
-        if self.device.type == "cuda":
-            state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -651,13 +663,23 @@ class Trainer:
         load_optimizer_state(self.optimizer, state["optimizer"], self.config)
         self.streams.load_state_dict(state)
         self._next_starts = state.get("next_starts")  # older bundles lack it
-        torch.set_rng_state(state["torch_rng"])
+        self._load_dropout_rng(state)
         if self.scaler is not None and "scaler" in state:
             self.scaler.load_state_dict(state["scaler"])
-        if self.device.type == "cuda" and "cuda_rng" in state:
-            torch.cuda.set_rng_state(state["cuda_rng"], self.device)
         self.history = list(state["history"])
         self._step_times.clear()
-        if self.dist.rank:  # the bundle holds rank 0's dropout stream; the others start afresh
-            seed = self.config.seed + self.dist.rank + self.dist.world_size * self.step
-            torch.manual_seed(seed % 2**63)
+
+    def _load_dropout_rng(self, state: dict[str, Any]) -> None:
+        """The dropout stream as saved, where this process can continue it: rank 0, on the
+        device kind that saved it (CUDA runs of older bundles kept it in ``cuda_rng``). Other
+        ranks and other devices start afresh from the seed, the rank and the step."""
+        saved = state.get("cuda_rng") if self.device.type == "cuda" else None
+        saved = saved if saved is not None else state["torch_rng"]
+        if not self.dist.rank:
+            try:
+                self.dropout_rng.set_state(saved)
+                return
+            except (RuntimeError, TypeError, ValueError):  # another device's generator
+                pass
+        seed = self.config.seed + self.dist.rank + self.dist.world_size * self.step
+        self.dropout_rng.manual_seed(seed % 2**63)
