@@ -20,7 +20,9 @@ import os
 from typing import Sequence
 
 import gradio as gr
+from starlette.middleware import Middleware
 
+from playground.ui import guard
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
@@ -36,7 +38,10 @@ QUEUE_MAX_SIZE = 64  # jobs waiting beyond this are turned away with a 'queue fu
 CSS = generate_tab.CSS + attention_tab.CSS  # the page's own styles, each tab's next to its widgets
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
 LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
-                   strict_cors=True, mcp_server=False)
+                   strict_cors=True, mcp_server=False, enable_monitoring=False,
+                   # no exception text in any answer: our handlers' messages are gr.Errors, shown
+                   # anyway; Gradio's own (an API caller's list for a number) become "Error"
+                   show_error=False)
 
 
 def compute_concurrency() -> int:
@@ -112,7 +117,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             with gr.Tab(tr("tab_corpus"), id="corpus"):
                 corpus = corpus_tab.build(session)
             with gr.Tab(tr("tab_tokenizer"), id="tokenizer"):
-                tokenizer = tokenizer_tab.build(session)
+                tokenizer = tokenizer_tab.build(session, limit)
             with gr.Tab(tr("tab_train"), id="train"):
                 train = train_tab.build(session, limit)
             with gr.Tab(tr("tab_generate"), id="generate"):
@@ -124,7 +129,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             with gr.Tab(tr("tab_compare"), id="compare") as compare_page:
                 compare = compare_tab.build(session)
             with gr.Tab(tr("tab_export"), id="export"):
-                export = export_tab.build(session)
+                export = export_tab.build(session, limit)
         gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
                     elem_id="page-footer")
         gr.Markdown(tr("language_note"), elem_id="language-note")
@@ -171,15 +176,17 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
         theme=gr.themes.Soft(), footer_links=["gradio", "settings"], css=CSS,
         i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
         js=SYNC_JS,  # ...and the page reports the language it shows (lang.follow_page_language)
-        # Say why Gradio refused an input (an API caller's "abc" for a number); our handlers
-        # turn their own unexpected errors into a generic line first (session.friendly_errors).
-        show_error=True,
     )
     options.update(kwargs)
     options.update(LOCKED_DOWN)
     if os.environ.pop("GRADIO_ALLOWED_PATHS", None):  # Gradio reads it when allowed_paths is empty
         log.warning("GRADIO_ALLOWED_PATHS is ignored: the app serves only its own temporary folder.")
-    return demo.queue(max_size=QUEUE_MAX_SIZE).launch(**options)
+    # bodies and values bounded before Gradio parses them (guard.RequestGuard)
+    options["app_kwargs"] = {**(options.get("app_kwargs") or {}),
+                             "middleware": [Middleware(guard.RequestGuard, blocks=demo)]}
+    demo.queue(max_size=QUEUE_MAX_SIZE, api_open=False)  # /run/<name> reaches no queued handler
+    guard.limit_jobs(demo)  # one compute job per session, JOBS_PER_CLIENT per client address
+    return demo.launch(**options)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

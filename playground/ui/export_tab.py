@@ -143,7 +143,9 @@ class ExportTab:
     link: gr.Textbox
 
 
-def build(session: gr.State) -> ExportTab:
+def build(session: gr.State, concurrency_limit: int) -> ExportTab:
+    """The tab's widgets; writing the script and pushing to the Hub are compute jobs
+    (``concurrency_limit`` at once, shared with training and generation)."""
     gr.Markdown(tr("export_intro"))
     gr.Markdown(tr("export_script_info"))
     script_button = gr.Button(tr("export_script_make"), elem_id="export-script")
@@ -164,8 +166,10 @@ def build(session: gr.State) -> ExportTab:
         link = gr.Textbox(label=tr("share_link"), info=tr("share_link_info"), interactive=False,
                           buttons=["copy"], elem_id="share-link")
 
-    script_button.click(make_script, session, files, concurrency_limit=2, api_name="export_script")
-    push_button.click(push, [session, repo, token, private], pushed, concurrency_limit=2,
+    script_button.click(make_script, session, files, concurrency_limit=concurrency_limit,
+                        concurrency_id="compute", api_name="export_script")
+    push_button.click(push, [session, repo, token, private], pushed,
+                      concurrency_limit=concurrency_limit, concurrency_id="compute",
                       api_name="push_to_hub", api_visibility="private")
     return ExportTab(link_button=link_button, link=link)
 

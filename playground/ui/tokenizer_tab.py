@@ -132,7 +132,10 @@ class TokenizerTab:
     event: gr.events.Dependency  # training a tokenizer; the training tab's summary follows it
 
 
-def build(session: gr.State) -> TokenizerTab:
+def build(session: gr.State, concurrency_limit: int) -> TokenizerTab:
+    """The tab's widgets; training a tokenizer is a compute job (``concurrency_limit`` at once,
+    shared with training and generation): on text without spaces it is the costliest thing
+    this tab does."""
     gr.Markdown(tr("tokenizer_intro"))
     with gr.Row():
         kind = gr.Radio(KINDS, value="char", label=tr("tokenizer_kind"),
@@ -157,8 +160,8 @@ def build(session: gr.State) -> TokenizerTab:
 
     kind.change(toggle_vocab, kind, vocab_size, queue=False, api_visibility="private")
     event = train_btn.click(train_tokenizer_handler, [session, kind, vocab_size],
-                            [session, summary, tokens, merges], concurrency_limit=2,
-                            api_name="train_tokenizer")
+                            [session, summary, tokens, merges], concurrency_limit=concurrency_limit,
+                            concurrency_id="compute", api_name="train_tokenizer")
     event.success(setup_merges, [session, sample], [step, caption, fused], concurrency_limit=2,
                   api_visibility="private")
     gr.on([step.change, sample.submit], show_merges, [session, sample, step], [caption, fused],

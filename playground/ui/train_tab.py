@@ -236,13 +236,14 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
 
 
 def _save_bundle(trained: TrainedModel, workdir: Path) -> str:
-    """Write ``trained`` into ``workdir`` (replacing the bundle of an earlier run) and keep its
-    path in ``trained.bundle_path``."""
+    """Write ``trained`` into ``workdir``, then remove the bundle of an earlier run (so a save
+    that fails, a full disk, leaves that one), and keep its path in ``trained.bundle_path``."""
     path = workdir / f"playground-model-step{(trained.trainer_state or {}).get('step', 0)}.zip"
-    for old in workdir.glob("playground-model-step*.zip"):
-        old.unlink(missing_ok=True)
     save_bundle(path, trained.model, trained.tokenizer, trained.train_config, trained.history,
                 trained.trainer_state)
+    for old in workdir.glob("playground-model-step*.zip"):
+        if old != path:
+            old.unlink(missing_ok=True)
     trained.bundle_path = str(path)
     return str(path)
 
@@ -450,7 +451,8 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training")
     upload.upload(upload_bundle, [session, upload],
                   [session, continue_training, plot, status, *settings],
-                  concurrency_limit=None, api_name="upload_bundle")
+                  concurrency_limit=concurrency_limit, concurrency_id="compute",  # guard.py
+                  api_name="upload_bundle")
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,
                     outputs=[session, plot, status, samples, download, coach])

@@ -25,6 +25,20 @@ ZH_CN: dict[str, str] = {
     "continue training": "继续训练",
     "export": "导出",
     "push": "推送到 Hub",
+    # --- the page's door (ui.guard): requests and jobs refused before Gradio takes them ---------
+    "This request is larger than the {limit} this page takes, so it was not read. For a long "
+    "text, upload it as a file (up to 5 MB).":
+        "这个请求超过了本页面接受的 {limit}，所以没有读取。长文本请作为文件上传（最多 5 MB）。",
+    "The value sent for '{input}' is {size} long; this input takes at most {limit}, so the call "
+    "was refused.":
+        "发给“{input}”的值长 {size}，这个输入最多只接受 {limit}，所以拒绝了这次调用。",
+    "This page already has a job waiting or running (training, a tokenizer, generating...). Wait "
+    "for it to finish, or press Stop, then try again.":
+        "这个页面已经有一个任务在排队或运行（训练、分词器、生成……）。请等它结束，或点击“停止”，"
+        "然后再试。",
+    "Too many jobs from your network are waiting or running ({n}). Try again when one of them "
+    "has finished.":
+        "来自你所在网络的任务在排队或运行的太多了（{n} 个）。请等其中一个结束后再试。",
     # --- 1 · corpus -------------------------------------------------------------------------------
     "**Corpus: {name}** · {characters} characters · {lines} lines · {words} words · {distinct} "
     "distinct characters.":

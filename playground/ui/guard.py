@@ -1,0 +1,226 @@
+"""The page's door: what a request may be before Gradio reads it, and how many compute jobs one
+visitor and one client may have in the queue.
+
+Gradio parses a whole request body before any handler sees it, and takes as many queued jobs
+as its queue holds from anyone. So, in front of it:
+
+* ``RequestGuard`` (ASGI middleware) answers 413 to a POST under ``/gradio_api/`` whose body
+  is over ``MAX_BODY_BYTES`` (a 200 MB paste is refused after 6 MB, not parsed), and 422 to a
+  call one of whose values is longer than its input allows: a text box takes ``MAX_TEXT`` of
+  the body, a file reference ``MAX_FILE_FIELD_CHARS``, any other input (a number, a choice)
+  ``MAX_FIELD_CHARS``. The refusal names the input, never echoes the value, so no 10 MB choice
+  reaches Gradio's error message or the log.
+* ``limit_jobs`` wraps the queue's ``push``: a session may have ``JOBS_PER_SESSION`` compute
+  job (training, tokenizer training, bundle loading, generation, attention, export) queued or
+  running, and one client address ``JOBS_PER_CLIENT``; beyond that the join is answered 429
+  with a message, so one client cannot fill the queue that every visitor shares.
+
+Non-queued routes (``/gradio_api/run/<name>``) reach no compute handler: ``launch`` queues with
+``api_open=False``, so Gradio refuses them for every queued function.
+
+>>> field_limit("Textbox"), field_limit("File"), field_limit("Dropdown")
+(6291456, 4096, 64)
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+from typing import Any, Callable
+
+import gradio as gr
+from fastapi import HTTPException
+
+from playground.i18n import pick_language, t
+from playground.runtime.files import human_bytes
+
+log = logging.getLogger("playground.ui")
+
+MAX_BODY_BYTES = 6 * 2**20  # a 5 MB paste or upload (the app's limit) and its JSON around it
+MAX_TEXT = MAX_BODY_BYTES  # a text box: the body's limit is its limit
+MAX_FILE_FIELD_CHARS = 4096  # a file reference: {"path": ..., "orig_name": ..., "meta": ...}
+MAX_FIELD_CHARS = 64  # a number, a checkbox, a choice: the longest is about 25 characters
+COMPUTE = "compute"  # the concurrency_id every computing handler shares
+JOBS_PER_SESSION = 1
+JOBS_PER_CLIENT = 8  # a classroom behind one address still gets in; one script cannot fill 64
+GUARDED_PREFIX = "/gradio_api/"
+CALL_ROUTES = ("queue/join", "call/", "run/", "api/")
+
+
+def field_limit(component: str) -> int:
+    """The most characters (as JSON) a value for an input of this component type may take."""
+    if component in ("Textbox", "Code", "TextArea"):
+        return MAX_TEXT
+    if component in ("File", "UploadButton", "Image", "Audio", "Video"):
+        return MAX_FILE_FIELD_CHARS
+    return MAX_FIELD_CHARS
+
+
+def trusts_proxy() -> bool:
+    """Whether the first X-Forwarded-For address is the client's: on a Space (its proxy sets
+    it), or where ``PLAYGROUND_TRUST_PROXY=1`` says a proxy of our own does."""
+    return (os.environ.get("SYSTEM") == "spaces" or bool(os.environ.get("SPACE_ID"))
+            or os.environ.get("PLAYGROUND_TRUST_PROXY") == "1")
+
+
+def client_address(headers: dict[str, str] | Any, host: str | None) -> str:
+    """The client a request comes from: the proxy's first X-Forwarded-For address when it is
+    trusted, else the connection's address.
+
+    >>> client_address({"x-forwarded-for": "203.0.113.9, 10.0.0.1"}, "10.0.0.1")
+    '10.0.0.1'
+    """
+    forwarded = (headers.get("x-forwarded-for") or "") if trusts_proxy() else ""
+    return forwarded.split(",")[0].strip() or host or "unknown"
+
+
+def _language(headers) -> str:
+    return pick_language(headers.get("accept-language") if headers is not None else None)
+
+
+class RequestGuard:
+    """ASGI middleware: bodies and values bounded before Gradio parses them (see the module)."""
+
+    def __init__(self, app, blocks: gr.Blocks):
+        self.app = app
+        self.blocks = blocks
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] != "http" or scope.get("method") != "POST" or GUARDED_PREFIX not in path:
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        lang = _language(headers)
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return await self._refuse(send, 413, self._too_big(lang), path, scope)
+        chunks, size = [], 0
+        while True:  # read it all here (bounded), then hand it on as one piece
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > MAX_BODY_BYTES:
+                return await self._refuse(send, 413, self._too_big(lang), path, scope)
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        route = path.split(GUARDED_PREFIX, 1)[1]
+        if route.startswith(CALL_ROUTES):
+            problem = self._check_fields(route, body, lang)
+            if problem:
+                return await self._refuse(send, 422, problem, path, scope)
+        sent = False
+
+        async def replay():
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    @staticmethod
+    def _too_big(lang: str) -> str:
+        return t("This request is larger than the {limit} this page takes, so it was not read. "
+                 "For a long text, upload it as a file (up to 5 MB).", lang,
+                 limit=human_bytes(MAX_BODY_BYTES))
+
+    def _check_fields(self, route: str, body: bytes, lang: str) -> str | None:
+        """The first value longer than its input allows, said without the value."""
+        try:
+            payload = json.loads(body or b"{}")
+        except (ValueError, RecursionError):
+            return None  # Gradio answers malformed JSON itself
+        data = payload.get("data") if isinstance(payload, dict) else None
+        fn = self._function(route, payload)
+        if not isinstance(data, list) or fn is None:
+            return None
+        inputs = list(fn.inputs)
+        if len(data) != len(inputs):  # the simple format leaves out State and other hidden inputs
+            inputs = [block for block in inputs if not getattr(block, "skip_api", False)]
+        for position, value in enumerate(data):
+            component = type(inputs[position]).__name__ if position < len(inputs) else ""
+            size = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+            if size > field_limit(component):
+                label = getattr(inputs[position], "label", None) if position < len(inputs) else None
+                name = label if isinstance(label, str) and label else f"{component or 'input'} {position + 1}"
+                return t("The value sent for '{input}' is {size} long; this input takes at most "
+                         "{limit}, so the call was refused.", lang, input=name[:40],
+                         size=f"{size:,}", limit=f"{field_limit(component):,}")
+        return None
+
+    def _function(self, route: str, payload: dict):
+        """The Blocks function a call names: by fn_index (queue/join) or by its api_name."""
+        fns = self.blocks.fns
+        if route.startswith("queue/join"):
+            index = payload.get("fn_index")
+            return fns.get(index) if isinstance(index, int) else None
+        name = route.split("/", 1)[1].strip("/").split("/", 1)[0] if "/" in route else ""
+        if name == "v2":  # call/v2/<name>
+            name = route.split("/")[2] if len(route.split("/")) > 2 else ""
+        return next((fn for fn in fns.values() if fn.api_name == name), None)
+
+    @staticmethod
+    async def _refuse(send, status: int, message: str, path: str, scope) -> None:
+        client = (scope.get("client") or ("?",))[0]
+        log.info("refused %s from %s: %s", path[:80], client, message[:120])  # one line each
+        body = json.dumps({"detail": message, "error": message}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _address_of(request) -> str:
+    return client_address(getattr(request, "headers", None) or {},
+                          getattr(getattr(request, "client", None), "host", None))
+
+
+def _compute_jobs(queue) -> list[tuple[str, str]]:
+    """(session hash, client address) of each compute event queued or running."""
+    events = list(getattr(queue.event_queue_per_concurrency_id.get(COMPUTE), "queue", []))
+    events += [e for job in queue.active_jobs if job for e in job]
+    return [(e.session_hash, _address_of(e.request)) for e in events
+            if e.fn.concurrency_id == COMPUTE]
+
+
+def limit_jobs(blocks: gr.Blocks) -> None:
+    """Wrap ``blocks``' queue so a session has at most ``JOBS_PER_SESSION`` compute jobs queued
+    or running and a client at most ``JOBS_PER_CLIENT`` (after ``blocks.queue()``)."""
+    queue = blocks._queue
+    push: Callable = queue.push
+    joining: list[tuple[str, str]] = []  # joins past the check whose event is not queued yet
+
+    @functools.wraps(push)
+    async def guarded_push(body, request, username):
+        index = getattr(body, "fn_index", None)
+        fn = blocks.fns.get(index) if isinstance(index, int) else None
+        if fn is None or fn.concurrency_id != COMPUTE:
+            return await push(body=body, request=request, username=username)
+        address, lang = _address_of(request), _language(getattr(request, "headers", None))
+        jobs = _compute_jobs(queue) + joining
+        if body.session_hash is not None and sum(
+                session == body.session_hash for session, _ in jobs) >= JOBS_PER_SESSION:
+            raise HTTPException(status_code=429, detail=t(
+                "This page already has a job waiting or running (training, a tokenizer, "
+                "generating...). Wait for it to finish, or press Stop, then try again.", lang))
+        if sum(client == address for _, client in jobs) >= JOBS_PER_CLIENT:
+            log.info("refused a compute job from %s: %d already queued or running",
+                     address, JOBS_PER_CLIENT)
+            raise HTTPException(status_code=429, detail=t(
+                "Too many jobs from your network are waiting or running ({n}). Try again when "
+                "one of them has finished.", lang, n=JOBS_PER_CLIENT))
+        entry = (body.session_hash, address)
+        joining.append(entry)
+        try:  # once push returns, the event is in the queue and _compute_jobs counts it
+            return await push(body=body, request=request, username=username)
+        finally:
+            joining.remove(entry)
+
+    queue.push = guarded_push

@@ -1,0 +1,171 @@
+"""Hostile traffic against the launched app (issue 14): one way into the compute queue, one job
+per visitor, bounded requests, no echoed values, no exception text. Everything talks to
+127.0.0.1 only, in bounded loops.
+
+Before: every queued function also answered on Gradio's non-queued ``/gradio_api/run/<name>``
+(attention in 0.08 s while another visitor's run held the slot; five parallel train_model
+calls each passed the memory check); 65 queued runs from one client filled the 64-slot queue
+and every other visitor got HTTP 503; a 200 MB paste was read and parsed (+720 MB) before the
+5 MB check refused it; a 10 MB choice value was echoed whole into the error and the log.
+"""
+
+import json
+import socket
+import threading
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from playground.ui import guard, tokenizer_tab
+from playground.ui.app import QUEUE_MAX_SIZE, build_demo, launch
+
+HELD_OPEN_S = 60  # the gate's own limit: a test that fails cannot hold the server forever
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """The app with tokenizer training replaced by a job that holds the compute slot until the
+    test opens the gate (no CPU spent): yields (demo, url, gate, calls)."""
+    gate, calls = threading.Event(), []
+
+    def held_tokenizer_training(session, kind, vocab_size):
+        calls.append(kind)
+        gate.wait(HELD_OPEN_S)
+        return session, "", "", ""
+
+    monkeypatch.setattr(tokenizer_tab, "train_tokenizer_handler", held_tokenizer_training)
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    try:
+        yield demo, url, gate, calls
+    finally:
+        gate.set()
+        demo.close()
+
+
+def fn_index(demo, api_name: str) -> int:
+    return next(i for i, fn in demo.fns.items() if fn.api_name == api_name)
+
+
+def join(url, demo, api_name, data, session_hash, headers=None):
+    """POST /queue/join as the page does; returns the response."""
+    body = {"data": data, "fn_index": fn_index(demo, api_name), "session_hash": session_hash,
+            "event_data": None, "trigger_id": None}
+    return httpx.post(f"{url}gradio_api/queue/join", json=body, headers=headers or {}, timeout=30)
+
+
+TOKENIZER = [None, "char", 512]  # the session's State (null), kind, vocab_size
+
+
+def test_every_compute_handler_is_on_the_compute_queue(served):
+    demo, *_ = served
+    compute = {fn.api_name for fn in demo.fns.values() if fn.concurrency_id == guard.COMPUTE}
+    assert {"train_model", "train_one_change", "train_tokenizer", "upload_bundle", "generate",
+            "show_attention", "export_script", "push_to_hub"} <= compute
+
+
+def test_no_non_queued_route_reaches_a_queued_handler(served):
+    demo, url, gate, calls = served
+    queued = [fn.api_name for fn in demo.fns.values() if fn.queue and fn.api_name]
+    assert "train_tokenizer" in queued and len(queued) > 20
+    for name in queued:
+        for route in ("run", "api"):
+            response = httpx.post(f"{url}gradio_api/{route}/{name}", json={"data": []}, timeout=30)
+            assert response.status_code == 404, (route, name, response.text)
+            assert "does not accept direct HTTP POST" in response.text
+    assert calls == []  # the handler never ran
+
+
+def test_a_session_gets_one_compute_job_and_the_next_is_refused_with_a_message(served):
+    demo, url, gate, calls = served
+    assert join(url, demo, "train_tokenizer", TOKENIZER, "visitor-a").status_code == 200
+    second = join(url, demo, "train_tokenizer", TOKENIZER, "visitor-a")
+    assert second.status_code == 429
+    assert "already has a job waiting or running" in second.json()["detail"]
+    chinese = join(url, demo, "train_tokenizer", TOKENIZER, "visitor-a",
+                   {"accept-language": "zh-CN,zh;q=0.9"})
+    assert chinese.status_code == 429 and "任务" in chinese.json()["detail"]
+    assert join(url, demo, "train_tokenizer", TOKENIZER, "visitor-b").status_code == 200
+
+
+def test_one_client_cannot_fill_the_queue(served, monkeypatch):
+    """Twenty sessions from one address: JOBS_PER_CLIENT get in, the rest are told why, and a
+    visitor from another address still joins (before: 65 filled the queue, others got 503)."""
+    demo, url, gate, calls = served
+    monkeypatch.setenv("PLAYGROUND_TRUST_PROXY", "1")  # the proxy's X-Forwarded-For names clients
+    flood = {"x-forwarded-for": "198.51.100.7"}
+    answers = [join(url, demo, "train_tokenizer", TOKENIZER, f"fake-{i}", flood).status_code
+               for i in range(20)]
+    assert answers == [200] * guard.JOBS_PER_CLIENT + [429] * (20 - guard.JOBS_PER_CLIENT)
+    refused = join(url, demo, "train_tokenizer", TOKENIZER, "fake-99", flood)
+    assert "Too many jobs from your network" in refused.json()["detail"]
+    other = join(url, demo, "train_tokenizer", TOKENIZER, "someone-else",
+                 {"x-forwarded-for": "203.0.113.5"})
+    assert other.status_code == 200
+    assert len(demo._queue) <= guard.JOBS_PER_CLIENT + 1 < QUEUE_MAX_SIZE
+    # the simple /call/ route counts against the same client
+    call = httpx.post(f"{url}gradio_api/call/train_tokenizer", json={"data": ["char", 512]},
+                      headers=flood, timeout=30)
+    assert call.status_code == 429
+
+
+def test_a_forwarded_address_counts_only_behind_a_trusted_proxy(monkeypatch):
+    """On a Space every connection comes from its proxy, so the client is the proxy's first
+    X-Forwarded-For address; elsewhere it is the connection's (uvicorn itself already takes
+    X-Forwarded-For from a proxy on 127.0.0.1)."""
+    for name in ("SYSTEM", "SPACE_ID", "PLAYGROUND_TRUST_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    headers = {"x-forwarded-for": "203.0.113.9, 10.0.0.1"}
+    assert guard.client_address(headers, "10.0.0.1") == "10.0.0.1"
+    monkeypatch.setenv("SYSTEM", "spaces")
+    assert guard.client_address(headers, "10.0.0.1") == "203.0.113.9"
+    assert guard.client_address({}, "10.0.0.1") == "10.0.0.1"
+
+
+def test_a_200_mb_request_is_refused_before_it_is_read(served):
+    """The declared length alone refuses it; a body that does not declare one is cut off at
+    MAX_BODY_BYTES as it arrives."""
+    demo, url, *_ = served
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        sock.sendall(b"POST /gradio_api/queue/join HTTP/1.1\r\nHost: x\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 209715200\r\n\r\n"
+                     b'{"data": ["Paste text", null, "')
+        answer = sock.recv(4096).decode()
+    assert answer.startswith("HTTP/1.1 413") and "larger than the 6.0 MB" in answer
+
+    def chunks():  # 8 MB, undeclared
+        for _ in range(8):
+            yield b"a" * 2**20
+
+    response = httpx.post(f"{url}gradio_api/queue/join", content=chunks(), timeout=30,
+                          headers={"content-type": "application/json"})
+    assert response.status_code == 413
+
+
+def test_values_longer_than_their_input_allows_are_refused_without_echoing_them(served):
+    demo, url, *_ = served
+    value = "Paste text" + "x" * 100_000  # a choice (Radio) 100 KB long
+    response = join(url, demo, "use_corpus", [None, value, None, "hello"], "visitor-c")
+    assert response.status_code == 422 and len(response.text) < 1000
+    detail = response.json()["detail"]
+    assert "100,010 long; this input takes at most 64" in detail and "xxxx" not in detail
+    # a text box takes a real paste (the corpus's own 5 MB check decides about it)
+    paste = join(url, demo, "use_corpus", [None, "Paste text", None, "to be " * 600_000], "visitor-c")
+    assert paste.status_code == 200
+
+
+def test_monitoring_and_exception_text_are_closed(served):
+    demo, url, *_ = served
+    assert httpx.get(f"{url}monitoring/summary", timeout=30).status_code in (403, 404)
+    assert demo.show_error is False
+
+
+def test_the_guard_bounds_match_the_app(served):
+    """The body limit holds the largest upload or paste the page takes, and no more."""
+    from playground.ui.corpus_tab import MAX_UPLOAD_BYTES
+
+    assert MAX_UPLOAD_BYTES < guard.MAX_BODY_BYTES <= MAX_UPLOAD_BYTES + 2**20
+    demo, *_ = served
+    assert json.loads(json.dumps(demo.config["max_file_size"])) == MAX_UPLOAD_BYTES
