@@ -205,13 +205,14 @@ def lens_figure(fp: ForwardPass, position: int, tokenizer, lang: str = "en") -> 
         z=np.nan_to_num(nxt), text=[[f"{v:.0%}" if math.isfinite(v) else "–"] for v in nxt[:, 0]],
         texttemplate="%{text}", x=[0], y=list(range(rows)), colorscale="Greens", zmin=0.0,
         zmax=1.0, showscale=False, hoverinfo="skip"), row=1, col=2)
+    fig.update_annotations(font_size=12)  # the two column titles, short enough for a phone
     fig.update_yaxes(tickmode="array", tickvals=list(range(rows)), ticktext=names,
-                     autorange="reversed", row=1, col=1)
+                     autorange="reversed", tickfont=dict(size=11), row=1, col=1)
     fig.update_yaxes(showticklabels=False, autorange="reversed", row=1, col=2)
     fig.update_xaxes(title_text=t("rank", lang), dtick=1, row=1, col=1)
     fig.update_xaxes(showticklabels=False, row=1, col=2)
     fig.update_layout(template=TEMPLATE, height=110 + 44 * rows,
-                      margin=dict(l=150, r=10, t=50, b=40))
+                      margin=dict(l=120, r=10, t=50, b=40))
     return fig
 
 

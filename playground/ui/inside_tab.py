@@ -338,7 +338,7 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
     with gr.Accordion(tr("inside_forward_title"), open=True):
         gr.Markdown(tr("inside_forward_intro"))
         with gr.Row(equal_height=False):
-            prompt = gr.Textbox(label=tr("inside_prompt"), lines=2, scale=3, min_width=260,
+            prompt = gr.Textbox(label=tr("inside_prompt"), lines=1, max_lines=4, scale=3, min_width=260,
                                 info=tr("inside_prompt_info"), elem_id="inside-prompt")
             run = gr.Button(tr("inside_forward_button"), variant="primary", scale=1,
                             min_width=160, elem_id="inside-forward-run")
