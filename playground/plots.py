@@ -29,10 +29,14 @@ from playground.train import EvalRecord, Record, StepRecord
 
 # A small template of our own: plotly's named templates are large, and plotly deep-copies
 # the template into every figure, which was most of the cost of a live loss-plot update.
+# Transparent backgrounds and a grey grid that reads on light and dark pages alike: the figure
+# follows the page (the page's CSS turns its words light in dark mode).
 TEMPLATE = go.layout.Template(layout=dict(
-    paper_bgcolor="white", plot_bgcolor="white", font=dict(color="#1f2937"),
-    xaxis=dict(gridcolor="#e5e7eb", zeroline=False, linecolor="#d1d5db"),
-    yaxis=dict(gridcolor="#e5e7eb", zeroline=False, linecolor="#d1d5db"),
+    paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)", font=dict(color="#1f2937"),
+    xaxis=dict(gridcolor="rgba(128,128,128,0.25)", zeroline=False,
+               linecolor="rgba(128,128,128,0.5)"),
+    yaxis=dict(gridcolor="rgba(128,128,128,0.25)", zeroline=False,
+               linecolor="rgba(128,128,128,0.5)"),
 ))
 MAX_POINTS = 1500  # a figure is sent whole on every update: ~1500 points is ~40 KB of JSON
 MAX_TICK_LABELS = 64  # beyond this the axis labels overlap; every k-th is shown instead

@@ -27,6 +27,7 @@ from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, g
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
+from playground.i18n import t
 from playground.ui.session import SESSION_TTL_S, Session, new_session, release_session
 from playground.ui.settings import PageSettings, takes_settings
 
@@ -35,13 +36,74 @@ log = logging.getLogger("playground.ui")
 TITLE = "Transformer Playground"
 MAX_FILE_SIZE = "5mb"  # uploads (texts and bundles) bigger than this are refused by the server
 QUEUE_MAX_SIZE = 64  # jobs waiting beyond this are turned away with a 'queue full' message
-CSS = generate_tab.CSS + attention_tab.CSS  # the page's own styles, each tab's next to its widgets
+# The page's own styles that are no tab's: readable on a phone and in dark mode (Gradio
+# follows the OS; Spaces passes ?__theme=dark), one monospace face for generated text.
+PAGE_CSS = """
+#page-intro h1 { overflow-wrap: normal; word-break: keep-all; hyphens: none; }
+@media (max-width: 640px) {
+  #page-intro h1 { font-size: 1.5rem; }
+  #page-header { flex-wrap: wrap; }
+  #page-intro { flex-basis: 100% !important; min-width: 100% !important; }
+}
+/* every tab on view: Gradio hides the tabs that do not fit on one line behind "..." after
+   measuring them in a hidden copy; measured as narrow they all stay, and wrap instead */
+.tab-container.visually-hidden button {
+  width: 1px !important; min-width: 0 !important; padding: 0 !important; font-size: 1px !important;
+}
+.tab-wrapper { height: auto !important; }
+.tab-wrapper > div[role=tablist].tab-container { flex-wrap: wrap !important; height: auto !important; }
+/* generated text, samples and token views: a monospace face, each letter as it is */
+.mono textarea, #generated-text textarea, .token-view, .copy-view {
+  font-family: var(--font-mono) !important;
+}
+/* token spans and marks have light backgrounds: dark text on them in both modes */
+.token-view span, .copy-view mark, .token-view mark { color: #111827; }
+/* plots are transparent (plots.TEMPLATE); in dark mode their words and grid turn light */
+.dark .js-plotly-plot .main-svg text { fill: var(--body-text-color) !important; }
+.dark .js-plotly-plot .gridlayer path, .dark .js-plotly-plot .zerolinelayer path {
+  stroke: rgba(255, 255, 255, 0.12) !important;
+}
+.dark .js-plotly-plot .legend .bg { fill: transparent !important; }
+/* our errors are toasts or a line of text: never Gradio's red "Error" badge over a widget */
+.wrap:has(> span.error), .wrap:has(> .clear-status) { display: none !important; }
+"""
+
+
+def toast_title_css() -> str:
+    """CSS that heads each toast with our title, in the page's language.
+
+    Gradio 6 heads a toast with its kind in English ("Error", "Warning", "Info") and drops
+    the title a handler gives it, so each kind gets one title of ours, the one our handlers
+    use most (``session.friendly_errors``: "Cannot do that yet").
+
+    >>> 'html[lang^="zh"] .toast-title.info::before { content: "提示"; }' in toast_title_css()
+    True
+    """
+    rules = [".toast-title { font-size: 0 !important; }",
+             ".toast-title::before { font-size: var(--text-md); }"]
+    for kind, title in (("error", "Cannot do that yet"), ("warning", "Warning"), ("info", "Note")):
+        rules.append(f'.toast-title.{kind}::before {{ content: "{t(title, "en")}"; }}')
+        rules.append(f'html[lang^="zh"] .toast-title.{kind}::before '
+                     f'{{ content: "{t(title, "zh-CN")}"; }}')
+    return "\n".join(rules) + "\n"
+
+
+PAGE_CSS += toast_title_css()
+CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS  # the page's own styles, each tab's next to its widgets
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
 LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
                    strict_cors=True, mcp_server=False, enable_monitoring=False,
                    # no exception text in any answer: our handlers' messages are gr.Errors, shown
                    # anyway; Gradio's own (an API caller's list for a number) become "Error"
                    show_error=False)
+
+
+# System fonts, not the theme's web font (whose "z" reads as "ʒ" in character-level samples)
+THEME = gr.themes.Soft(
+    font=["ui-sans-serif", "system-ui", "Segoe UI", "Roboto", "Helvetica Neue", "Arial",
+          "Noto Sans", "Noto Sans CJK SC", "sans-serif"],
+    font_mono=["ui-monospace", "SFMono-Regular", "Menlo", "Consolas", "DejaVu Sans Mono",
+               "Noto Sans Mono CJK SC", "monospace"])
 
 
 def compute_concurrency() -> int:
@@ -105,8 +167,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     limit = compute_concurrency()
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
-        with gr.Row():
-            gr.Markdown(tr("page_intro"))
+        with gr.Row(elem_id="page-header"):
+            gr.Markdown(tr("page_intro"), elem_id="page-intro")
             # the page's language; Settings (footer) and ?lang= in the address switch it too
             switch = gr.Radio(SWITCH_CHOICES, value=None, show_label=False, container=False,
                               elem_id=SWITCH_ID, scale=0, min_width=220)
@@ -137,13 +199,18 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         # on load: the visitor's language, and the text the server writes in it; from then on
         # whatever language the page shows (a choice under Settings included), reported by
         # SYNC_JS (.change: a hidden textbox sends no .input events)
-        demo.load(on_page_load, [session, *train.settings],
-                  [session, corpus.summary, corpus.preview, train.summary, train.device,
-                   train.plot], api_visibility="private")
+        loaded = demo.load(on_page_load, [session, *train.settings],
+                           [session, corpus.summary, corpus.preview, train.summary, train.device,
+                            train.plot], api_visibility="private")
+        # then the preset menu with this machine's estimates (a probe, once per process)
+        loaded.then(train_tab.show_presets, [session, *train.settings], [train.preset, train.card],
+                    api_visibility="private", show_progress="hidden")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
         page_lang.change(on_language, [session, page_lang, *train.settings],
                          [session, switch, corpus.summary, corpus.preview, train.summary,
-                          train.device, train.plot], api_visibility="private", queue=False)
+                          train.device, train.plot], api_visibility="private", queue=False).then(
+            train_tab.show_presets, [session, *train.settings], [train.preset, train.card],
+            api_visibility="private", show_progress="hidden")
         switch.input(None, switch, switch, js=SWITCH_JS)  # in the browser only; page_lang follows
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
         export_tab.wire(export, session, demo, link_message, corpus.source, tokenizer.kind,
@@ -173,7 +240,7 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     options = dict(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),
         server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
-        theme=gr.themes.Soft(), footer_links=["gradio", "settings"], css=CSS,
+        theme=THEME, footer_links=["gradio", "settings"], css=CSS,
         i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
         js=SYNC_JS,  # ...and the page reports the language it shows (lang.follow_page_language)
     )

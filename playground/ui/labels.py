@@ -59,10 +59,17 @@ EN: dict[str, str] = {
     "merges_sample": "Sample sentence",
     "merges_step": "Merges applied",
     # --- model and training settings ----------------------------------------------------------
-    "train_intro": "Pick a preset or change any setting, then press Start training. The loss "
-                   "curve shows the model learning: lower is better.",
+    "train_intro": "Pick a preset and press Start training. The loss curve shows the model "
+                   "learning (lower is better), the samples what it writes; every setting is "
+                   "under Advanced, further down.",
     "preset": "Preset",
-    "preset_info": "A starting point; it fills in every setting below.",
+    "preset_info": "Each says about how long it takes on this machine and the validation loss "
+                   "it reaches; it fills in every setting under Advanced.",
+    "advanced": "Advanced: every setting",
+    "advanced_intro": "Every setting of the model and of its training, grouped. A preset fills "
+                      "them all in; changing one makes the settings your own (the preset "
+                      "choice clears). Each says in plain words what it does, with its name in "
+                      "the code in brackets.",
     "section_shape": "Model shape",
     "section_variants": "Architecture variants",
     "section_optimisation": "Optimisation",
@@ -91,8 +98,8 @@ EN: dict[str, str] = {
     "info_activation": "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), ReLU² "
                        "(relu2: ReLU squared, the modded-nanogpt speedrun), SwiGLU (Llama).",
     "label_dropout": "dropout",
-    "info_dropout": "Randomly zero this share of activations while training; helps against "
-                    "overfitting.",
+    "info_dropout": "While training, randomly switch off this share of the model's numbers so "
+                    "it cannot lean on any one of them; helps against overfitting.",
     "label_bias": "bias",
     "info_bias": "Give linear layers and norms a bias term (nanoGPT leaves it out).",
     "label_tie_weights": "tie input and output embeddings (tie_weights)",
@@ -121,17 +128,21 @@ EN: dict[str, str] = {
     "label_min_lr": "final learning rate (min_lr)",
     "info_min_lr": "The learning rate decays to this by the end (cosine schedule).",
     "label_warmup_steps": "warmup steps (warmup_steps)",
-    "info_warmup_steps": "Steps over which the learning rate ramps up from zero.",
+    "info_warmup_steps": "Steps over which the learning rate ramps up from zero (warmup).",
     "label_lr_decay_steps": "decay steps (lr_decay_steps)",
     "info_lr_decay_steps": "Steps over which it decays; 0 means over the whole run.",
     "label_weight_decay": "weight decay (weight_decay)",
-    "info_weight_decay": "Pulls weights gently towards zero (AdamW); a regulariser.",
+    "info_weight_decay": "Pulls the weights gently towards zero so they stay small (a "
+                         "regulariser).",
     "label_beta1": "beta1",
-    "info_beta1": "AdamW momentum: how much of the last gradients to keep.",
+    "info_beta1": "How much each step keeps going the way the last ones went (AdamW's "
+                  "momentum).",
     "label_beta2": "beta2",
-    "info_beta2": "AdamW's memory of squared gradients.",
+    "info_beta2": "How long the optimiser remembers how large the gradients were (AdamW's "
+                  "second-moment decay).",
     "label_grad_clip": "gradient clipping (grad_clip)",
-    "info_grad_clip": "Clip the gradient norm to this to avoid blow-ups; 0 turns it off.",
+    "info_grad_clip": "Caps how big one step can be, so one bad batch cannot blow the model "
+                      "up (the gradient norm's limit); 0 turns it off.",
     "label_optimizer": "optimiser (optimizer)",
     "info_optimizer": "adamw: AdamW for every weight (nanoGPT). muon: Muon for the blocks' "
                       "weight matrices, AdamW for embeddings, head and norms; often learns "
@@ -142,7 +153,8 @@ EN: dict[str, str] = {
     "label_muon_momentum": "Muon momentum (muon_momentum)",
     "info_muon_momentum": "How much of the past gradients Muon's steps follow.",
     "label_label_smoothing": "label smoothing (label_smoothing)",
-    "info_label_smoothing": "Spread this share of the target probability over all tokens.",
+    "info_label_smoothing": "Makes the model a little less sure of itself: this share of "
+                            "each right answer is spread over all tokens.",
     "label_eval_interval": "evaluation interval (eval_interval)",
     "info_eval_interval": "Measure train and validation loss every this many steps.",
     "label_eval_iters": "evaluation batches (eval_iters)",
@@ -154,14 +166,17 @@ EN: dict[str, str] = {
     "label_seed": "seed",
     "info_seed": "Random seed: the same seed and settings repeat the same run.",
     "label_rng_stream": "random stream (rng_stream)",
-    "info_rng_stream": "separate: same batches whatever the model (fair comparisons); "
-                       "nanogpt: nanoGPT's order, to reproduce its numbers.",
+    "info_rng_stream": "The random order of the batches. separate: the same batches whatever "
+                       "the model (fair comparisons); nanogpt: nanoGPT's order, to reproduce "
+                       "its numbers.",
     "label_device": "device",
     "info_device": "Where to train: auto picks a GPU when there is one, else the CPU.",
     "label_dtype": "number format (dtype)",
-    "info_dtype": "Number format: auto uses bfloat16 where it is fast, else float32.",
+    "info_dtype": "How many digits each number keeps: auto uses the faster 16-bit bfloat16 "
+                  "where the hardware is quick at it, else 32-bit float32.",
     "label_compile": "compile",
-    "info_compile": "torch.compile: faster steps after a slow warm-up (~30 s or more).",
+    "info_compile": "Compile the model (torch.compile): faster steps after a slow start of "
+                    "~30 s or more.",
     "label_threads": "CPU threads (threads)",
     "info_threads": "CPU threads for PyTorch; 0 lets PyTorch decide.",
     # --- training -----------------------------------------------------------------------------
@@ -184,10 +199,11 @@ EN: dict[str, str] = {
     "choice_kind_char": "Characters: one token per character",
     "choice_kind_bpe": "BPE: frequent pieces of words become tokens",
     "show_references": "Show reference lines",
-    "show_references_info": "What good looks like: a uniform guess, the corpus's unigram "
-                            "entropy, and nanoGPT's result on Tiny Shakespeare.",
-    "samples_label": "Samples written at each evaluation",
-    "samples_info": "What the model writes as it learns: from noise to words.",
+    "show_references_info": "What good looks like: guessing letters at random, knowing only "
+                            "how often each letter occurs, and nanoGPT's big GPU model on Tiny "
+                            "Shakespeare.",
+    "samples_label": "What the model writes, at each evaluation (the latest first)",
+    "samples_info": "From noise to words as it learns.",
     # --- generation ---------------------------------------------------------------------------
     "generate_intro": "The trained model continues your prompt, one token at a time. Each "
                       "token is drawn at random from the model's prediction; the controls "
@@ -406,9 +422,13 @@ ZH_CN: dict[str, str] = {
     "merges_sample": "示例句子",
     "merges_step": "已应用的合并次数",
     # --- model and training settings ----------------------------------------------------------
-    "train_intro": "选择一个预设或修改任意设置，然后点击“开始训练”。损失曲线显示模型的学习过程：越低越好。",
+    "train_intro": "选择一个预设，然后点击“开始训练”。损失曲线显示模型的学习过程（越低越好），样本显示它写出的文字；"
+                   "所有设置都在下方的“高级”里。",
     "preset": "预设",
-    "preset_info": "一个起点；它会填好下面的所有设置。",
+    "preset_info": "每个预设都写明在这台机器上大约需要多久，以及它能达到的验证损失；它会填好“高级”里的所有设置。",
+    "advanced": "高级：全部设置",
+    "advanced_intro": "模型及其训练的每一项设置，分组列出。预设会把它们全部填好；改动任何一项，设置就成了你自己的"
+                      "（预设的选择会清空）。每一项都用平实的话说明它做什么，括号里是它在代码中的名字。",
     "section_shape": "模型形状",
     "section_variants": "架构变体",
     "section_optimisation": "优化",
@@ -435,7 +455,7 @@ ZH_CN: dict[str, str] = {
     "info_activation": "前馈层的非线性函数：GELU（GPT-2）、ReLU（2017）、ReLU²（relu2：ReLU 的平方，"
                        "modded-nanogpt 速通所用）、SwiGLU（Llama）。",
     "label_dropout": "丢弃率 (dropout)",
-    "info_dropout": "训练时随机把这一比例的激活置零；有助于防止过拟合。",
+    "info_dropout": "训练时随机关掉这一比例的数值，让模型不能只依赖其中某一个；有助于防止过拟合。",
     "label_bias": "偏置 (bias)",
     "info_bias": "给线性层和归一化层加上偏置项（nanoGPT 不用）。",
     "label_tie_weights": "输入输出嵌入共享 (tie_weights)",
@@ -462,15 +482,15 @@ ZH_CN: dict[str, str] = {
     "label_min_lr": "最终学习率 (min_lr)",
     "info_min_lr": "学习率在结束时衰减到这个值（余弦调度）。",
     "label_warmup_steps": "预热步数 (warmup_steps)",
-    "info_warmup_steps": "学习率从零逐渐升高所用的步数。",
+    "info_warmup_steps": "学习率从零逐渐升高所用的步数（预热）。",
     "label_lr_decay_steps": "衰减步数 (lr_decay_steps)",
     "info_lr_decay_steps": "学习率衰减所用的步数；0 表示整个运行。",
     "label_weight_decay": "权重衰减 (weight_decay)",
-    "info_weight_decay": "把权重轻轻拉向零（AdamW）；一种正则化。",
+    "info_weight_decay": "把权重轻轻拉向零，让它们保持较小（一种正则化）。",
     "label_beta1": "beta1",
-    "info_beta1": "AdamW 的动量：保留多少最近的梯度。",
+    "info_beta1": "每一步在多大程度上延续前几步的方向（AdamW 的动量）。",
     "label_beta2": "beta2",
-    "info_beta2": "AdamW 对梯度平方的记忆。",
+    "info_beta2": "优化器记住梯度有多大的时间有多长（AdamW 的二阶矩衰减）。",
     "label_optimizer": "优化器 (optimizer)",
     "info_optimizer": "adamw：所有权重都用 AdamW（nanoGPT）。muon：块里的权重矩阵用 Muon，"
                       "嵌入、输出层和归一化用 AdamW；每步往往学得更快。",
@@ -479,9 +499,9 @@ ZH_CN: dict[str, str] = {
     "label_muon_momentum": "Muon 动量 (muon_momentum)",
     "info_muon_momentum": "Muon 的每一步在多大程度上沿用过去的梯度。",
     "label_grad_clip": "梯度裁剪 (grad_clip)",
-    "info_grad_clip": "把梯度范数裁剪到这个值以防爆炸；0 表示关闭。",
+    "info_grad_clip": "限制单步能有多大，避免一个坏批次把模型搞崩（梯度范数的上限）；0 表示关闭。",
     "label_label_smoothing": "标签平滑 (label_smoothing)",
-    "info_label_smoothing": "把目标概率的这一部分平均分给所有词元。",
+    "info_label_smoothing": "让模型不要太自信：把每个正确答案的这一部分概率平均分给所有词元。",
     "label_eval_interval": "评估间隔 (eval_interval)",
     "info_eval_interval": "每隔这么多步测量一次训练损失和验证损失。",
     "label_eval_iters": "评估批次数 (eval_iters)",
@@ -493,13 +513,13 @@ ZH_CN: dict[str, str] = {
     "label_seed": "随机种子 (seed)",
     "info_seed": "随机种子：相同的种子和设置会重复相同的运行。",
     "label_rng_stream": "随机数流 (rng_stream)",
-    "info_rng_stream": "separate：无论模型如何都用相同的批次（对比公平）；nanogpt：按 nanoGPT 的顺序，复现它的数字。",
+    "info_rng_stream": "批次的随机顺序。separate：无论模型如何都用相同的批次（对比公平）；nanogpt：按 nanoGPT 的顺序，复现它的数字。",
     "label_device": "设备 (device)",
     "info_device": "在哪里训练：auto 有 GPU 时用 GPU，否则用 CPU。",
     "label_dtype": "数值格式 (dtype)",
-    "info_dtype": "数值格式：auto 在 bfloat16 快的硬件上用它，否则用 float32。",
+    "info_dtype": "每个数保留多少位：auto 在硬件擅长时用更快的 16 位 bfloat16，否则用 32 位 float32。",
     "label_compile": "编译 (compile)",
-    "info_compile": "torch.compile：经过较慢的预热（约 30 秒或更久）后每步更快。",
+    "info_compile": "编译模型（torch.compile）：经过约 30 秒或更久的慢启动后每步更快。",
     "label_threads": "CPU 线程数 (threads)",
     "info_threads": "PyTorch 使用的 CPU 线程数；0 表示由 PyTorch 决定。",
     # --- training -----------------------------------------------------------------------------
@@ -521,9 +541,9 @@ ZH_CN: dict[str, str] = {
     "choice_kind_char": "字符：每个字符一个词元",
     "choice_kind_bpe": "BPE：常见的词片段成为词元",
     "show_references": "显示参考线",
-    "show_references_info": "什么算好：均匀猜测、语料的一元熵，以及 nanoGPT 在 Tiny Shakespeare 上的结果。",
-    "samples_label": "每次评估时写出的样本",
-    "samples_info": "模型在学习过程中写出的文字：从乱码到词语。",
+    "show_references_info": "什么算好：随机猜字符、只知道每个字符出现的频率，以及 nanoGPT 在 GPU 上训练的大模型在 Tiny Shakespeare 上的结果。",
+    "samples_label": "模型写出的文字，每次评估一段（最新的在最前面）",
+    "samples_info": "随着学习，从乱码到词语。",
     # --- generation ---------------------------------------------------------------------------
     "generate_intro": "训练好的模型一次一个词元地续写你的提示。每个词元都是从模型的预测中随机抽取的；下面的控件决定怎么抽。",
     "prompt": "提示",

@@ -17,7 +17,7 @@ from typing import Sequence
 import gradio as gr
 import torch
 
-from playground.insight.coach import coach_notes
+from playground.insight.coach import coach_notes, progress_note
 from playground.config import ModelConfig, TrainConfig
 from playground.corpus import Corpus
 from playground.i18n import t
@@ -80,6 +80,9 @@ def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
                         train_tokens=train_tokens, config=train_cfg, model_config=model_cfg,
                         unigram=unigram, lang=session.lang)
     title = "**" + t("Training coach", session.lang) + "**"
+    if not notes:  # a healthy run: how far it came, and what to try next
+        progress = progress_note(history, config=train_cfg, lang=session.lang)
+        notes = [progress] if progress is not None else []
     if not notes:
         body = t("Nothing to flag so far.", session.lang)
     else:
@@ -114,7 +117,7 @@ def build_coach() -> gr.Markdown:
 def build_options(session: gr.State, plot: gr.Plot) -> None:
     """The plot options, under the plot: reference lines and the x axis."""
     with gr.Row():
-        show = gr.Checkbox(False, label=tr("show_references"), info=tr("show_references_info"),
+        show = gr.Checkbox(True, label=tr("show_references"), info=tr("show_references_info"),
                            elem_id="show-references")
         x = gr.Radio(X_CHOICES, value="step", label=tr("x_axis"), info=tr("plot_x_info"),
                      elem_id="plot-x")

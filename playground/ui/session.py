@@ -97,7 +97,7 @@ class PlotOptions:
     """How the loss plot is drawn, and the notes shown beside it, for the last run."""
 
     x: str = "step"  # the x axis: "step" | "tokens" | "elapsed"
-    show_references: bool = False
+    show_references: bool = True  # what good looks like, drawn from the first run on
     references: list[ReferenceLine] = field(default_factory=list)  # of the last run
     coach: str = ""  # the training coach's notes (markdown) of the last run
 

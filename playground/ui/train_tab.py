@@ -1,10 +1,22 @@
-"""Tab 3, Model & training: every model and training setting, Start/Stop, the live loss curve.
+"""Tab 3, Model & training: a preset, Start/Stop, the live loss curve; every setting under Advanced.
 
-The settings are one flat list of widgets, in the order of ``SETTINGS`` (the field names of
-``ModelConfig`` and ``TrainConfig``); ``configs_from_settings`` turns their values back into
-the two typed configs, so the configs' own checks produce every error message. Training is
-``Trainer.run()`` (through ``zerogpu.start_run``) streamed to the page: at most
-``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line.
+The first screen holds what a newcomer needs: the presets (each with its estimated time on
+this machine, the validation loss it reaches and what its text looks like there), Start and
+Stop, the status line, the loss plot and the samples. Every setting stays available under
+"Advanced", grouped, as one flat list of widgets in the order of ``SETTINGS`` (the field names
+of ``ModelConfig`` and ``TrainConfig``); ``configs_from_settings`` turns their values back into
+the two typed configs, so the configs' own checks produce every error message. A changed
+setting (or a shared link) that no longer matches a preset clears the preset choice.
+
+Time estimates come from ``playground.estimate``: before Start for the settings and for each
+preset, and during the run refined from its own steps and evaluations. Training is
+``Trainer.run(eval_progress=True)`` (through ``zerogpu.start_run``) streamed to the page: at
+most ``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line (during
+an evaluation: how many of its batches are done).
+
+Refusals never leave Gradio's red "Error" badge over a widget: Start first runs
+``check_start`` (no outputs, no progress shown), whose refusal is a toast with our title, and
+only then ``train_model``, which shows its queue position on the status line.
 
 Stop sets ``session.run.stop_requested`` and calls the run's own ``stop`` (the trainer
 ends after its current step or evaluation batch); the running handler then sends the final
@@ -15,6 +27,8 @@ that last update.)
 
 from __future__ import annotations
 
+import logging
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,21 +36,27 @@ from typing import Any, Sequence
 
 import gradio as gr
 
+from playground import estimate
 from playground.checkpoint import load_bundle, save_bundle
 from playground.config import CHOICES, DEFAULT_PRESET, PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import error_text, localize, msg, normalize_language, t
+from playground.insight.baselines import is_tiny_shakespeare
+from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
-from playground.prepare import PreparedRun, prepare_run
+from playground.prepare import PreparedRun, check_memory, prepare_run
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
-from playground.train import EndRecord, EvalRecord, StepRecord
+from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel, zerogpu
+from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import Session, TrainedModel, ensure, friendly_errors, require_model
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
+
+log = logging.getLogger("playground.ui")
 
 PUSHES_PER_S = 4  # at most this many plot updates a second...
 # ...and fewer when drawing gets slow (a long history): the figure is built here and
@@ -77,7 +97,6 @@ SECTIONS = {
                                        "val_fraction", "seed", "rng_stream", "threads", "device", "dtype",
                                        "compile"),
 }
-OPEN_SECTIONS = ("Model shape", "Optimisation")
 SECTION_KEYS = {"Model shape": "section_shape", "Architecture variants": "section_variants",
                 "Optimisation": "section_optimisation",
                 "Evaluation, data split, device": "section_evaluation"}
@@ -118,10 +137,12 @@ def describe_settings(session: Session | None, settings: PageSettings) -> str:
            if session.tokenizer else
            "**{params} parameters** (vocabulary {vocab} until you train a tokenizer) · about "
            "**{memory}** of memory to train · {tokens} tokens per step · {steps} steps.")
-    return t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
-             memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
-             tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
-             steps=f"{train_cfg.max_steps:,}")
+    summary = t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
+                memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
+                tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
+                steps=f"{train_cfg.max_steps:,}")
+    said = estimate_text(model_cfg, train_cfg, lang, gpu_recipe=_gpu_recipe(settings))
+    return f"{said}  \n{summary}" if said else summary
 
 
 def device_line(lang: str = "en") -> str:
@@ -139,6 +160,146 @@ def show_device(session: Session | None) -> str:
     return device_line(ensure(session).lang)
 
 
+# --- presets and time estimates -----------------------------------------------------------------
+
+def matching_preset(settings: PageSettings) -> str | None:
+    """The preset whose every setting the page holds now, or None (settings of one's own).
+
+    >>> tiny = PageSettings.preset("tiny")
+    >>> matching_preset(tiny), matching_preset(PageSettings({**tiny.values, "n_layer": 3}))
+    ('tiny', None)
+    """
+    held = dict(settings.values)
+    return next((name for name in PRESETS if PageSettings.preset(name).values == held), None)
+
+
+def _gpu_recipe(settings: PageSettings) -> bool:
+    name = matching_preset(settings)
+    return name is not None and PRESETS[name].gpu_recipe
+
+
+def _on_cpu(train_cfg: TrainConfig) -> bool:
+    try:
+        return pick_device(train_cfg.device).type == "cpu"
+    except Exception:  # a device this machine lacks: the settings line says so
+        return False
+
+
+def run_estimate(model_cfg: ModelConfig, train_cfg: TrainConfig, *,
+                 done: int = 0) -> estimate.Estimate | None:
+    """How long a run of these configs takes on this machine, ``done`` steps in; None where
+    that cannot be known here (on ZeroGPU the GPU comes with each chunk, or the device is
+    missing)."""
+    if zerogpu.ON_ZERO_GPU:
+        return None
+    try:
+        speed = estimate.run_speed(model_cfg, train_cfg)
+    except ConfigError:  # a device this machine lacks: the settings line says so
+        return None
+    except Exception:  # a failed probe must not stop the page; the run refines its own
+        log.exception("the speed probe failed")
+        return None
+    return estimate.estimate_run(model_cfg, train_cfg, speed, done=done)
+
+
+def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
+                  gpu_recipe: bool = False, timing: estimate.Estimate | None = None) -> str:
+    """About how long a run of these configs takes here, with a warning when that is long or
+    when a GPU recipe would run on a CPU; "" when it cannot be known."""
+    timing = timing or run_estimate(model_cfg, train_cfg)
+    if timing is None:
+        return ""
+    took = estimate.duration_text(timing.seconds, lang)
+    if gpu_recipe and _on_cpu(train_cfg):
+        return t("⚠️ **A GPU recipe:** on this machine's CPU it would take about {time}. Pick a "
+                 "CPU preset here ({preset}, for one), or run it on a machine with a GPU.",
+                 lang, time=took, preset=DEFAULT_PRESET)
+    limit = estimate.long_run_limit()
+    if timing.seconds > limit:
+        return t("⚠️ **About {time}** on this machine: longer than {limit}. Lower the training "
+                 "steps (max_steps, under Advanced) or pick a smaller preset; Stop keeps the "
+                 "model trained so far.", lang, time=took, limit=estimate.duration_text(limit, lang))
+    return t("**About {time}** on this machine.", lang, time=took)
+
+
+def _preset_configs(name: str, vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
+    return PageSettings.preset(name).configs(vocab_size)
+
+
+def preset_choices(lang: str = "en", vocab_size: int = DEFAULT_VOCAB,
+                   timed: bool = True) -> list[tuple[str, str]]:
+    """The preset menu: each preset's name, its estimated time here (when ``timed``) and the
+    validation loss it reaches.
+
+    >>> preset_choices(timed=False)[0][1] == DEFAULT_PRESET
+    True
+    """
+    choices = []
+    for name, preset in PRESETS.items():
+        parts = [name]
+        timing = run_estimate(*_preset_configs(name, vocab_size)) if timed else None
+        if timing is not None:
+            took = estimate.duration_text(timing.seconds, lang)
+            parts.append(t("a GPU recipe: about {time} here", lang, time=took)
+                         if preset.gpu_recipe and _on_cpu(preset.train) else
+                         t("about {time} here", lang, time=took))
+        if preset.expected_val_loss is not None:
+            parts.append(t("loss {loss}", lang, loss=f"{preset.expected_val_loss:.2f}"))
+        choices.append((" · ".join(parts), name))
+    return choices
+
+
+def _description(name: str, lang: str) -> str:
+    """A preset's description in ``lang``: the Chinese of the preset menu's label, else the
+    preset's own English (always current)."""
+    if normalize_language(lang) == "zh-CN" and preset_key(name) in PAGE_ZH_CN:
+        said = PAGE_ZH_CN[preset_key(name)]
+        for prefix in (f"{name}：", f"{name}: "):
+            said = said.removeprefix(prefix)
+        return said
+    return PRESETS[name].description
+
+
+def preset_card(name: str | None, lang: str = "en") -> str:
+    """Markdown under the preset menu: what the chosen preset is, the loss it reaches and
+    what its text looks like at that loss; or that the settings are one's own."""
+    if name is None:
+        return t("**Your own settings.** They match no preset now; the estimate above is for "
+                 "them. Pick a preset to start again from one.", lang)
+    preset = PRESETS[name]
+    lines = [f"**{name}**: {_description(name, lang)}"]
+    if preset.expected_val_loss is not None:
+        meaning = loss_meaning(preset.expected_val_loss, vocab_size=DEFAULT_VOCAB,
+                               shakespeare_char=True, lang=lang)
+        lines.append(t("On Tiny Shakespeare it reaches a validation loss of about **{loss}**. "
+                       "{meaning}", lang, loss=f"{preset.expected_val_loss:.2f}",
+                       meaning=meaning))
+    if preset.looks_like:
+        lines.append(t("What its text looks like there:", lang) + "\n\n```text\n"
+                     + preset.looks_like.replace("```", "'''") + "\n```")
+    return "\n\n".join(lines)
+
+
+@takes_settings
+def show_presets(session: Session | None, settings: PageSettings) -> tuple:
+    """On page load and a language change: the preset menu with this machine's estimates in
+    the visitor's language, the preset the settings match (None: one's own) and its card."""
+    session = ensure(session)
+    name = matching_preset(settings)
+    return (gr.Radio(choices=preset_choices(session.lang, _vocab_size(session)), value=name),
+            preset_card(name, session.lang))
+
+
+@takes_settings
+def on_settings_change(session: Session | None, settings: PageSettings) -> tuple:
+    """A setting changed (by hand, by a preset, by a shared link): (summary with the estimate,
+    the preset choice, which clears when no preset matches any more, its card)."""
+    session = ensure(session)
+    name = matching_preset(settings)
+    return (describe_settings(session, *settings.as_list()), gr.Radio(value=name),
+            preset_card(name, session.lang))
+
+
 # --- training ---------------------------------------------------------------------------------
 
 def _clock(seconds: float) -> str:
@@ -148,10 +309,14 @@ def _clock(seconds: float) -> str:
 
 
 def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: EvalRecord | None,
-                lang: str = "en") -> str:
-    """One line of progress: step, speed, elapsed and time left, latest losses."""
-    per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
-    left = (cfg.max_steps - rec.step) * per_step
+                lang: str = "en", left: float | None = None) -> str:
+    """One line of progress: step, speed, elapsed and time left, latest losses.
+
+    ``left`` is the estimate's seconds left (evaluations included); without it, the steps
+    left at the latest speed."""
+    if left is None:
+        per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
+        left = (cfg.max_steps - rec.step) * per_step
     line = t("**Training:** step {step} / {max_steps} · {tokens_per_s} tokens/s · elapsed "
              "{elapsed} · about {left} left · train loss {loss}",
              lang, step=f"{rec.step:,}", max_steps=f"{cfg.max_steps:,}",
@@ -162,6 +327,47 @@ def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: E
                           lang, val_loss=f"{last_eval.val_loss:.3f}",
                           step=f"{last_eval.step:,}")
     return line
+
+
+def eval_line(progress: EvalProgress, left: float | None, lang: str = "en") -> str:
+    """The status line while an evaluation runs: how many of its batches are done.
+
+    >>> eval_line(EvalProgress(0, 120, 400), 95.0)
+    '**Evaluating** the model at step 0: 120 / 400 batches · about 1:35 left'
+    """
+    line = t("**Evaluating** the model at step {step}: {done} / {total} batches", lang,
+             step=f"{progress.step:,}", done=f"{progress.done:,}", total=f"{progress.total:,}")
+    if left is not None:
+        line += " · " + t("about {left} left", lang, left=_clock(left))
+    return line
+
+
+def _no_samples_note(cfg: TrainConfig, lang: str) -> str:
+    """What the samples box says before a run that writes none."""
+    if cfg.sample_tokens:
+        return ""
+    return t("This run writes no samples while it trains (sample length, sample_tokens, is 0 "
+             "under Advanced). The Generate tab writes with the model once it is trained.",
+             lang) + "\n\n"
+
+
+def _warn_if_long(plan: PreparedRun, settings: PageSettings, lang: str) -> estimate.Estimate | None:
+    """The run's estimate (None where unknown), and a toast when it is long or a GPU recipe
+    is about to run on a CPU: the run still starts, and Stop keeps what it has learned."""
+    timing = run_estimate(plan.model_config, plan.train_config, done=plan.start_step)
+    if timing is None:
+        return None
+    took = estimate.duration_text(timing.seconds, lang)
+    if _gpu_recipe(settings) and _on_cpu(plan.train_config):
+        gr.Warning(t("{preset} is a GPU recipe: on this machine's CPU it would take about "
+                     "{time}. Stop ends it at any time and keeps the model trained so far.",
+                     lang, preset=matching_preset(settings), time=took),
+                   title=t("Long run", lang))
+    elif timing.seconds > estimate.long_run_limit():
+        gr.Warning(t("This run may take about {time} on this machine. Stop ends it at any time "
+                     "and keeps the model trained so far.", lang, time=took),
+                   title=t("Long run", lang))
+    return timing
 
 
 def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
@@ -189,6 +395,33 @@ def release_run(session: Session | None) -> Session:
     if not session.run.running:
         session.run.pending = False
     return session
+
+
+@friendly_errors
+@takes_settings
+def check_start(session: Session | None, continue_training: bool, settings: PageSettings) -> None:
+    """Second step of Start (not queued, no outputs): refuse what cannot train before the run
+    waits for its turn. The refusal is a toast with our title; an event with no outputs
+    leaves no red badge on any widget. ``train_model`` checks all of it again (the API
+    calls it alone)."""
+    session = ensure(session)
+    corpus = session.corpus_or_default()
+    if continue_training:
+        settings.configs(require_model(session, msg("continue training")).tokenizer.vocab_size)
+        return
+    tokenizer = session.tokenizer
+    if tokenizer is not None and session.tokenizer_corpus is not corpus:
+        raise _tokenizer_mismatch(corpus)
+    vocab = tokenizer.vocab_size if tokenizer is not None else len(set(corpus.text))
+    model_cfg, train_cfg = settings.configs(vocab)
+    if not zerogpu.ON_ZERO_GPU:
+        check_memory(model_cfg, train_cfg, pick_device(train_cfg.device))
+
+
+def _tokenizer_mismatch(corpus) -> ConfigError:
+    return ConfigError(msg("The tokenizer was trained on a different text than the corpus now "
+                           "chosen ({name}). Train the tokenizer again (tab 2) first.",
+                           name=corpus.name))
 
 
 @friendly_errors
@@ -228,9 +461,7 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
                   "BPE tokenizer instead.", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
                 title=t("Note", session.lang))
     if session.tokenizer_corpus is not corpus:
-        raise ConfigError(msg("The tokenizer was trained on a different text than the corpus now "
-                              "chosen ({name}). Train the tokenizer again (tab 2) first.",
-                              name=corpus.name))
+        raise _tokenizer_mismatch(corpus)
     model_cfg, train_cfg = settings.configs(tokenizer.vocab_size)
     return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check)
 
@@ -268,6 +499,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     plan = _plan(session, continue_training, settings)
     corpus, tokenizer = plan.corpus, plan.tokenizer
     model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
+    timing = _warn_if_long(plan, settings, lang)
     run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
     # From here on the session holds the model being trained: Stop (or a failure) keeps it.
     # (Held here too: a session released mid-run drops it, and the run ends without it.)
@@ -279,25 +511,37 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     # the records so far (a continued run starts with its past), kept in the session's model
     # as they come: the health plots under the loss plot read them there
     live = trained.history
-    samples, last_eval, end = "", None, None
+    samples, last_eval, end = _no_samples_note(train_cfg, lang), None, None
     status = t("**Starting** on {name}…", lang, name=localize(corpus.name, lang))
+    if timing is not None:
+        status += " " + t("About {time} in all.", lang,
+                          time=estimate.duration_text(timing.seconds, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
     try:
         yield (session, loss_panel.figure(session, live), status, samples,
                gr.DownloadButton(visible=False), session.plot.coach)
-        for rec in run.records():
+        for rec in run.records(eval_progress=True):
             if session.run.released:  # the tab closed or the session expired: end, keep nothing
                 return  # closing run.records() ends the trainer's loop
             if session.run.stop_requested:
                 run.stop()
                 session.run.stop_requested = False
+            if isinstance(rec, EvalProgress):  # no record: the status line alone changes
+                left = timing.refined(live, rec.done / rec.total).seconds if timing else None
+                now = time.monotonic()
+                if now - last_push >= push_interval:
+                    last_push = now
+                    yield (session, gr.skip(), eval_line(rec, left, lang), samples, gr.skip(),
+                           gr.skip())
+                continue
             live.append(rec)
             if isinstance(rec, StepRecord):
-                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang)
+                left = timing.refined(live).seconds if timing else None
+                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang, left)
             elif isinstance(rec, EvalRecord):
                 last_eval = rec
-                if rec.sample:
-                    samples += sample_entry(rec, lang)
+                if rec.sample:  # the newest first: in view without scrolling the box
+                    samples = sample_entry(rec, lang) + samples
                 loss_panel.coach(session, live, model_cfg, train_cfg, len(train_ids))
             elif isinstance(rec, EndRecord):
                 end = rec
@@ -312,7 +556,9 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             return
         trained.history, trained.trainer_state = list(run.history), run.state()
         bundle = _save_bundle(trained, session.workdir())
-        status = _end_status(end, last_eval, lang)
+        status = _end_status(end, last_eval, lang, steps=trained.history,
+                             meaning=_meaning(session, trained.history, model_cfg, corpus,
+                                              tokenizer, lang))
         loss_panel.coach(session, trained.history, model_cfg, train_cfg, len(train_ids))
         loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg)
         yield (session, loss_panel.figure(session, trained.history), status, samples,
@@ -324,17 +570,55 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
         session.run.stop = None
 
 
-def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en") -> str:
-    """The run's last status line: how it ended (the trainer's own words), the last validation
-    loss, and what to do next."""
+def _recent_train_loss(steps: Sequence[StepRecord]) -> float:
+    """The training loss now: the mean of the last few steps (one step's loss is noisy)."""
+    return statistics.fmean(r.loss for r in steps[-10:])
+
+
+def _latest_loss(history: Sequence) -> tuple[str, float] | None:
+    """("val", loss) when an evaluation came after the last step, else ("train", recent)."""
+    steps = [r for r in history if isinstance(r, StepRecord)]
+    evals = [r for r in history if isinstance(r, EvalRecord)]
+    if evals and (not steps or evals[-1].step >= steps[-1].step):
+        return "val", evals[-1].val_loss
+    return ("train", _recent_train_loss(steps)) if steps else None
+
+
+def _meaning(session: Session, history: Sequence, model_cfg: ModelConfig, corpus, tokenizer,
+             lang: str) -> str:
+    """One sentence on what the run's latest loss means for its text (``loss_meaning``)."""
+    latest = _latest_loss(history)
+    if latest is None:
+        return ""
+    unigram = next((r.value for r in session.plot.references if r.key == "unigram"), None)
+    return loss_meaning(latest[1], vocab_size=model_cfg.vocab_size, unigram=unigram,
+                        shakespeare_char=is_tiny_shakespeare(corpus.source)
+                        and tokenizer.kind == "char", lang=lang)
+
+
+def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en", *,
+                steps: Sequence = (), meaning: str = "") -> str:
+    """The run's last status line: how it ended (the trainer's own words), its latest loss
+    (the validation loss when an evaluation came after the last step of ``steps``, else the
+    recent training loss), ``meaning`` (what that loss means for the text), what to do next."""
     head = {"done": "Done.", "stopped": "Stopped."}.get(
         end.reason if end else "", "Problem:")
     said = localize(end.message, lang) if end else t("The run ended.", lang)
     sentences = [said]
-    if last_eval is not None:
+    step_records = [r for r in steps if isinstance(r, StepRecord)]
+    last_step = step_records[-1].step if step_records else 0
+    if last_eval is not None and last_eval.step >= last_step:
         sentences.append(t("Last validation loss {val_loss} at step {step} ({val_bpc} bits per "
                            "character).", lang, val_loss=f"{last_eval.val_loss:.3f}",
                            step=f"{last_eval.step:,}", val_bpc=f"{last_eval.val_bpc:.2f}"))
+    elif step_records:
+        values = dict(loss=f"{_recent_train_loss(step_records):.3f}", step=f"{last_step:,}")
+        sentences.append(t("Recent training loss {loss} at step {step}.", lang, **values)
+                         if last_eval is None else
+                         t("Recent training loss {loss} at step {step} (no evaluation since step "
+                           "{eval_step}).", lang, eval_step=f"{last_eval.step:,}", **values))
+    if meaning:
+        sentences.append(meaning)
     sentences.append(t("The model is ready: try the Generate and Attention tabs, or download it "
                        "below.", lang))
     gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
@@ -394,65 +678,87 @@ class TrainTab:
     """The training tab's widgets that other tabs use."""
 
     settings: list[gr.components.Component]  # one widget per setting, in ``SETTINGS`` order
-    summary: gr.Markdown  # parameter count and memory (``describe_settings``)
+    summary: gr.Markdown  # the estimate, parameter count and memory (``describe_settings``)
     device: gr.Markdown
     continue_training: gr.Checkbox
     plot: gr.Plot
     status: gr.Markdown
     outputs: list[gr.components.Component]  # what ``train_model`` streams to, session first
+    preset: gr.Radio  # the preset choice (None: settings of one's own)
+    card: gr.Markdown  # what the chosen preset is and writes (``preset_card``)
 
 
 def build(session: gr.State, concurrency_limit: int) -> TrainTab:
-    gr.Markdown(tr("train_intro"))
-    device = gr.Markdown(device_line())
-    preset = gr.Dropdown([(tr(preset_key(name)), name) for name in PRESETS],
-                         value=DEFAULT_PRESET, label=tr("preset"), info=tr("preset_info"))
-    values = PageSettings.preset(DEFAULT_PRESET).values
-    widgets: dict[str, gr.components.Component] = {}
-    for section, names in SECTIONS.items():
-        with gr.Accordion(tr(SECTION_KEYS[section]), open=section in OPEN_SECTIONS):
-            for start in range(0, len(names), ROW_WIDTH):
-                with gr.Row(equal_height=False):
-                    for name in names[start:start + ROW_WIDTH]:
-                        widgets[name] = _widget(name, values[name])
-    settings = [widgets[name] for name in SETTINGS]
-    summary = gr.Markdown()
-    with gr.Row():
-        continue_training = gr.Checkbox(False, label=tr("continue_training"),
-                                        info=tr("continue_training_info"))
-        start = gr.Button(tr("start_button"), variant="primary")
-        stop = gr.Button(tr("stop_button"), variant="stop")
-    status = gr.Markdown(tr("not_trained"), elem_id="train-status")
+    """The first screen (presets, Start/Stop, status, plot, samples), then the coach and the
+    plot options, then every setting under Advanced."""
+    gr.Markdown(tr("train_intro"), elem_id="train-intro")
+    with gr.Row(equal_height=False, elem_id="train-first-screen"):
+        with gr.Column(scale=2, min_width=300):
+            # English and untimed until the page loads (show_presets): no probe at build
+            preset = gr.Radio(preset_choices(timed=False), value=DEFAULT_PRESET,
+                              label=tr("preset"), info=tr("preset_info"), elem_id="preset-choice")
+            with gr.Row():
+                start = gr.Button(tr("start_button"), variant="primary", scale=2, min_width=120,
+                                  elem_id="start-button")
+                stop = gr.Button(tr("stop_button"), variant="stop", scale=1, min_width=80,
+                                 elem_id="stop-button")
+            status = gr.Markdown(tr("not_trained"), elem_id="train-status")
+            summary = gr.Markdown(elem_id="train-estimate")
+            download = gr.DownloadButton(tr("download_button"), visible=False, size="sm")
+            continue_training = gr.Checkbox(False, label=tr("continue_training"),
+                                            info=tr("continue_training_info"))
+            card = gr.Markdown(preset_card(DEFAULT_PRESET), elem_id="preset-card")
+        with gr.Column(scale=3, min_width=300):
+            plot = gr.Plot(label=tr("loss_plot"), value=loss_figure([]), elem_id="loss-plot")
+            samples = gr.Textbox(label=tr("samples_label"), lines=5, max_lines=5,
+                                 interactive=False, autoscroll=False, info=tr("samples_info"),
+                                 elem_id="train-samples", elem_classes=["mono"])
     with gr.Row(equal_height=False):
         with gr.Column(scale=3):
-            plot = gr.Plot(label=tr("loss_plot"), value=loss_figure([]), elem_id="loss-plot")
-        with gr.Column(scale=1, min_width=260):
+            loss_panel.build_options(session, plot)
+        with gr.Column(scale=2, min_width=260):
             coach = loss_panel.build_coach()
-    loss_panel.build_options(session, plot)
+    device = gr.Markdown(device_line(), elem_id="train-device")
+    values = PageSettings.preset(DEFAULT_PRESET).values
+    widgets: dict[str, gr.components.Component] = {}
+    with gr.Accordion(tr("advanced"), open=False, elem_id="train-advanced"):
+        gr.Markdown(tr("advanced_intro"))
+        for section, names in SECTIONS.items():
+            with gr.Accordion(tr(SECTION_KEYS[section]), open=True):
+                for first in range(0, len(names), ROW_WIDTH):
+                    with gr.Row(equal_height=False):
+                        for name in names[first:first + ROW_WIDTH]:
+                            widgets[name] = _widget(name, values[name])
+        upload = gr.File(label=tr("upload_bundle"), file_types=[".zip"], type="filepath",
+                         elem_id="upload-bundle")
+    settings = [widgets[name] for name in SETTINGS]
     health_panel.build(session, plot, settings)
-    samples = gr.Textbox(label=tr("samples_label"), lines=8, max_lines=16,
-                         interactive=False, autoscroll=True, info=tr("samples_info"))
-    with gr.Row():
-        download = gr.DownloadButton(tr("download_button"), visible=False)
-        upload = gr.File(label=tr("upload_bundle"), file_types=[".zip"], type="filepath")
 
     preset.input(preset_values, preset, settings, api_visibility="private", queue=False)
-    gr.on([w.change for w in settings], describe_settings, [session, *settings], summary,
-          concurrency_limit=None, trigger_mode="always_last", api_visibility="private",
-          show_progress="hidden")
-    start.click(reserve_run, session, session, concurrency_limit=None, trigger_mode="multiple",
-                api_visibility="private", show_progress="hidden").success(
-        train_model, [session, continue_training, *settings],
-        [session, plot, status, samples, download, coach],
-        concurrency_limit=concurrency_limit, concurrency_id="compute",
-        show_progress_on=[status], api_name="train_model").failure(
-        release_run, session, session, concurrency_limit=None, api_visibility="private",
-        show_progress="hidden")
-    stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training")
+    gr.on([w.change for w in settings], on_settings_change, [session, *settings],
+          [summary, preset, card], concurrency_limit=None, trigger_mode="always_last",
+          api_visibility="private", show_progress="hidden")
+    # Start: reserve (no second run), check (a refusal is a toast, no badge), then train
+    reserved = start.click(reserve_run, session, session, concurrency_limit=None,
+                           trigger_mode="multiple", api_visibility="private",
+                           show_progress="hidden")
+    checked = reserved.success(check_start, [session, continue_training, *settings], None,
+                               concurrency_limit=None, api_visibility="private",
+                               show_progress="hidden")
+    checked.failure(release_run, session, session, concurrency_limit=None,
+                    api_visibility="private", show_progress="hidden")
+    outputs = [session, plot, status, samples, download, coach]
+    trained = checked.success(train_model, [session, continue_training, *settings], outputs,
+                              concurrency_limit=concurrency_limit, concurrency_id="compute",
+                              show_progress_on=[status], api_name="train_model")
+    trained.failure(release_run, session, session, concurrency_limit=None,
+                    api_visibility="private", show_progress="hidden")
+    stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training",
+               show_progress="hidden")
     upload.upload(upload_bundle, [session, upload],
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=concurrency_limit, concurrency_id="compute",  # guard.py
-                  api_name="upload_bundle")
+                  api_name="upload_bundle", show_progress="hidden")
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,
-                    outputs=[session, plot, status, samples, download, coach])
+                    outputs=outputs, preset=preset, card=card)

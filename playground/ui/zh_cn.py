@@ -221,4 +221,42 @@ ZH_CN: dict[str, str] = {
         "或修改设置。",
     "The settings in this link cannot be used: {reason}": "这个链接中的设置无法使用：{reason}",
     "Train at least two runs to compare them.": "至少训练两次运行才能比较。",
+    # --- 3 · the first screen: presets, estimates, progress, the end of a run -----------------
+    "⚠️ **A GPU recipe:** on this machine's CPU it would take about {time}. Pick a CPU preset here "
+    "({preset}, for one), or run it on a machine with a GPU.":
+        "⚠️ **这是 GPU 配方：** 在这台机器的 CPU 上大约需要 {time}。请在这里选一个 CPU 预设（例如 "
+        "{preset}），或在有 GPU 的机器上运行它。",
+    "⚠️ **About {time}** on this machine: longer than {limit}. Lower the training steps "
+    "(max_steps, under Advanced) or pick a smaller preset; Stop keeps the model trained so far.":
+        "⚠️ 在这台机器上 **大约需要 {time}**：超过了 {limit}。请减少训练步数（“高级”里的 max_steps）"
+        "或选一个更小的预设；“停止”会保留到那时为止训练好的模型。",
+    "**About {time}** on this machine.": "在这台机器上 **大约需要 {time}**。",
+    "a GPU recipe: about {time} here": "GPU 配方：这里约需 {time}",
+    "about {time} here": "这里约需 {time}",
+    "loss {loss}": "损失 {loss}",
+    "**Your own settings.** They match no preset now; the estimate above is for them. Pick a "
+    "preset to start again from one.":
+        "**你自己的设置。** 它们现在不符合任何预设；上面的估计是按它们算的。选一个预设即可从它重新开始。",
+    "On Tiny Shakespeare it reaches a validation loss of about **{loss}**. {meaning}":
+        "在 Tiny Shakespeare 上它的验证损失能达到约 **{loss}**。{meaning}",
+    "What its text looks like there:": "那时它写出的文字是这样的：",
+    "**Evaluating** the model at step {step}: {done} / {total} batches":
+        "**正在评估** 第 {step} 步的模型：{done} / {total} 个批次",
+    "about {left} left": "约剩 {left}",
+    "About {time} in all.": "总共约需 {time}。",
+    "This run writes no samples while it trains (sample length, sample_tokens, is 0 under "
+    "Advanced). The Generate tab writes with the model once it is trained.":
+        "这次运行在训练时不写样本（“高级”里的样本长度 sample_tokens 为 0）。训练好之后，可以在“生成”"
+        "标签页用模型写作。",
+    "{preset} is a GPU recipe: on this machine's CPU it would take about {time}. Stop ends it at "
+    "any time and keeps the model trained so far.":
+        "{preset} 是 GPU 配方：在这台机器的 CPU 上大约需要 {time}。随时可以点击“停止”结束它，"
+        "并保留到那时为止训练好的模型。",
+    "Long run": "运行时间很长",
+    "This run may take about {time} on this machine. Stop ends it at any time and keeps the model "
+    "trained so far.":
+        "这次运行在这台机器上可能需要约 {time}。随时可以点击“停止”结束它，并保留到那时为止训练好的模型。",
+    "Recent training loss {loss} at step {step}.": "第 {step} 步时最近的训练损失为 {loss}。",
+    "Recent training loss {loss} at step {step} (no evaluation since step {eval_step}).":
+        "第 {step} 步时最近的训练损失为 {loss}（第 {eval_step} 步之后没有再评估）。",
 }

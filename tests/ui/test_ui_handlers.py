@@ -240,7 +240,8 @@ def test_presets_fill_every_setting():
         train_tab.preset_values("nanogpt-gpu"), vocab_size=65)
     assert (model_cfg.n_layer, model_cfg.n_embd, model_cfg.block_size) == (6, 384, 256)
     assert train_cfg.max_steps == 5000
-    assert train_tab.preset_values("quick")[train_tab.SETTINGS.index("max_steps")] == 300
+    quick = train_tab.PRESETS["quick"].train.max_steps
+    assert train_tab.preset_values("quick")[train_tab.SETTINGS.index("max_steps")] == quick
 
 
 def test_stop_ends_the_run_and_keeps_the_model(ready):
