@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -227,6 +228,39 @@ def test_pieces_cut_only_where_the_pre_tokenizer_splits():
     pieces = tok_mod._pieces(text, size=1)
     assert "".join(pieces) == text
     assert pieces == ["ab", "\ncd \nef", "\n\ngh"]
+
+
+def test_training_pieces_cut_long_runs_and_leave_ordinary_text_alone(shakespeare):
+    """Training is linear in the text only if no word it sees is long: a 1 MB run of letters
+    was one word, rescanned by every merge (100 KB took 19 s, 1 MB about half an hour)."""
+    assert tok_mod._training_pieces(shakespeare) == tok_mod._pieces(shakespeare)
+    text = "x" * 1000 + "   " + " " * 200 + "end\n" + "ab" * 70
+    pieces = tok_mod._training_pieces(text)
+    assert "".join(pieces) == text
+    runs = [len(run) for piece in pieces for run in re.findall(r"\S+|\s+", piece)]
+    assert max(runs) == tok_mod.MAX_TRAINING_RUN
+
+
+@pytest.mark.slow
+def test_bpe_training_on_a_megabyte_without_spaces_sees_only_short_words(monkeypatch):
+    """1 MB of letters with no space or newline: every item training takes is at most
+    MAX_TRAINING_RUN long, and the tokenizer still round-trips the whole text."""
+    from tokenizers import Tokenizer as HFTokenizer
+
+    rng = np.random.default_rng(0)
+    text = "".join(rng.choice(list("abcdefghij"), size=2**20))
+    longest = []
+    real = HFTokenizer.train_from_iterator
+
+    def recording(self, iterator, **kwargs):
+        items = list(iterator)
+        longest.append(max(map(len, items)))
+        return real(self, items, **kwargs)
+
+    monkeypatch.setattr(HFTokenizer, "train_from_iterator", recording)
+    tok = BPETokenizer.train(text, vocab_size=1024)
+    assert longest == [tok_mod.MAX_TRAINING_RUN] and tok.vocab_size == 1024
+    assert tok.decode(tok.encode(text)) == text
 
 
 # --- errors -------------------------------------------------------------------------------
