@@ -51,6 +51,20 @@ ZH_CN: dict[str, str] = {
         "{part}数据的词元编号从 {low} 到 {high}，但模型只认识 {vocab_size} 个词元（0 到 {last}）。"
         "请用分词器的 vocab_size 来构建模型。",
     "Stopped at step {step} as asked.": "已按要求在第 {step} 步停止。",
+    # --- ZeroGPU chunks (playground.ui.zerogpu) ---
+    "ZeroGPU gave no more GPU time to this run ({reason}). It stopped at step {step} and its "
+    "model is kept: download it below, or continue training once the quota allows (visitors "
+    "logged in to Hugging Face get more).":
+        "ZeroGPU 不再给这次训练分配 GPU 时间（{reason}）。训练停在第 {step} 步，模型已保留："
+        "可以在下方下载，或等额度允许时继续训练（登录 Hugging Face 的访客额度更多）。",
+    "The GPU call failed ({reason}). The run stopped at step {step} with the weights of that "
+    "step: download them below, or continue training.":
+        "GPU 调用失败（{reason}）。训练停在第 {step} 步，保留了该步的权重：可以在下方下载，"
+        "或者继续训练。",
+    "compile (torch.compile) does not work on ZeroGPU, where each stretch of training runs in a "
+    "new GPU process: untick compile and press Start again.":
+        "compile（torch.compile）在 ZeroGPU 上无法使用，因为每段训练都在一个新的 GPU 进程里运行："
+        "请取消勾选 compile，再按一次开始。",
     "Finished all {max_steps} steps.": "已完成全部 {max_steps} 步。",
     "Paused at step {step} of {max_steps}; run() continues.":
         "在第 {step} 步暂停（共 {max_steps} 步）；再次调用 run() 会继续。",

@@ -8,6 +8,15 @@ trainer state, trains for at most ``CHUNK_SECONDS``, and yields the records and 
 new state back. Everywhere else ``LocalRun`` drives one ``Trainer`` in this process, and
 the ``gpu`` decorator does nothing.
 
+Each chunk asks for the GPU time it needs (``chunk_duration``): its budget, or what the run
+has left when that is less (the last chunk), plus the start-up and the step and evaluation
+it may run past its budget, measured on the run's earlier chunks. A visitor's daily quota is
+spent on training, not on time asked for and left unused. When ZeroGPU refuses a chunk (the
+quota is spent) or loses it, the run ends as "stopped" with the weights of the last chunk
+that came back, so the page offers the download and "Continue training" as after Stop;
+a refusal that says how much quota is left is first tried again with a chunk that fits.
+``torch.compile`` does not work there, and a chunked run refuses it before it starts.
+
 Both offer ``records()``, ``stop()``, ``state()``, ``model`` and ``history``. ``LocalRun.stop``
 asks the trainer directly; ``ChunkedRun.stop`` writes a small flag file that the chunk checks
 after every step (a forked child sees the file system, not our memory).
@@ -27,7 +36,11 @@ except ImportError:
         """The same call shapes as ``spaces.GPU`` (bare or with arguments), doing nothing."""
         return fn if fn is not None else (lambda f: f)
 
+import contextlib  # noqa: E402
+import logging  # noqa: E402
+import math  # noqa: E402
 import os  # noqa: E402
+import re  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -35,13 +48,23 @@ from typing import Any, Iterator  # noqa: E402
 
 import torch  # noqa: E402
 
-from playground.config import ModelConfig, TrainConfig  # noqa: E402
+from playground.config import ConfigError, ModelConfig, TrainConfig  # noqa: E402
+from playground.i18n import msg  # noqa: E402
 from playground.model import GPT  # noqa: E402
 from playground.prepare import PreparedRun, RunData, build_trainer  # noqa: E402
-from playground.train import EndRecord, Record, StepRecord  # noqa: E402
+from playground.train import EndRecord, EvalRecord, Record, StepRecord  # noqa: E402
+
+log = logging.getLogger(__name__)
 
 ON_ZERO_GPU = os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in {"1", "true", "yes"}
 CHUNK_SECONDS = float(os.environ.get("PLAYGROUND_CHUNK_SECONDS", "45"))
+# GPU seconds asked beyond a chunk's budget. Before the run's first chunk nothing is known of
+# its speed: start-up (a new GPU process, CUDA, the model rebuilt), the first evaluation and a
+# step past the budget all come out of this. Later chunks ask for START_SECONDS plus two steps
+# and an evaluation as the run measured them (a chunk stops only where no evaluation is due).
+FIRST_CHUNK_MARGIN = 20.0
+START_SECONDS = 8.0
+MIN_CHUNK_SECONDS = 3.0  # a smaller budget than this is not worth a GPU call
 
 
 @dataclass
@@ -69,7 +92,104 @@ def _eval_due(record: Any, config: TrainConfig) -> bool:
         record.step % config.eval_interval == 0 or record.step == config.max_steps)
 
 
-@gpu(duration=int(CHUNK_SECONDS + 30))  # GPU seconds per call: the budget, start-up, transfer
+# --- how much GPU time a chunk asks for --------------------------------------------------------
+
+def run_speed(trainer_state: dict | None) -> tuple[float, float] | None:
+    """(seconds per step, seconds per evaluation) a run has shown so far; None before it has
+    done a step. Evaluations (with their samples) are the run's time outside its steps.
+
+    >>> from playground.train import EvalRecord
+    >>> evals = [EvalRecord(s, 0, 1.0, 1.0, 1.0, 1.0, 0.0) for s in (0, 50)]
+    >>> run_speed({"step": 100, "elapsed": 12.0, "train_time": 10.0, "history": evals})
+    (0.1, 1.0)
+    """
+    if not trainer_state or not trainer_state.get("step"):
+        return None
+    evals = sum(isinstance(r, EvalRecord) for r in trainer_state.get("history", ()))
+    step_s = float(trainer_state["train_time"]) / int(trainer_state["step"])
+    eval_s = max(0.0, float(trainer_state["elapsed"]) - float(trainer_state["train_time"]))
+    return step_s, eval_s / max(1, evals)
+
+
+def seconds_left(trainer_state: dict | None, config: TrainConfig) -> float | None:
+    """About how long the rest of the run takes at its speed so far, its evaluations included
+    (the one at the end too); None before its first step.
+
+    >>> cfg = TrainConfig(max_steps=120, eval_interval=50)
+    >>> round(seconds_left({"step": 100, "elapsed": 12.0, "train_time": 10.0, "history": []}, cfg), 3)
+    4.0
+    """
+    speed = run_speed(trainer_state)
+    if speed is None:
+        return None
+    step = int(trainer_state["step"])
+    steps = max(0, config.max_steps - step)
+    evals = (config.max_steps // config.eval_interval - step // config.eval_interval
+             + (config.max_steps % config.eval_interval != 0)) if steps else 0
+    return steps * speed[0] + evals * speed[1]
+
+
+def chunk_overhead(trainer_state: dict | None) -> float:
+    """GPU seconds a chunk asks for beyond its budget (``FIRST_CHUNK_MARGIN`` at first)."""
+    speed = run_speed(trainer_state)
+    if speed is None:
+        return FIRST_CHUNK_MARGIN
+    step_s, eval_s = speed
+    return START_SECONDS + 2 * step_s + eval_s
+
+
+def chunk_duration(model_config: dict, weights: dict, data: RunData, train_config: dict,
+                   trainer_state: dict | None, tokenizer, stop_path: str,
+                   seconds: float = CHUNK_SECONDS) -> int:
+    """The GPU seconds ``train_chunk`` asks ZeroGPU for, given the same arguments: the
+    chunk's budget, or the time the run has left when that is less, plus ``chunk_overhead``.
+
+    >>> cfg = TrainConfig(max_steps=120, eval_interval=50).to_dict()
+    >>> chunk_duration({}, {}, None, cfg, None, None, "", seconds=45)  # the first chunk
+    65
+    >>> state = {"step": 100, "elapsed": 12.0, "train_time": 10.0, "history": []}
+    >>> chunk_duration({}, {}, None, cfg, state, None, "", seconds=45)  # 4 s of work left
+    15
+    """
+    left = seconds_left(trainer_state, TrainConfig.from_dict(train_config))
+    budget = seconds if left is None else min(seconds, left)
+    return math.ceil(budget + chunk_overhead(trainer_state))
+
+
+# ZeroGPU's refusal when the visitor's quota is short: "... (75s requested vs. 40s left) ..."
+_QUOTA_LEFT = re.compile(r"\((\d+)s requested vs\. (\d+)s left\)")
+
+
+def fitting_budget(error: BaseException, asked: int, trainer_state: dict | None) -> float | None:
+    """The budget of a chunk that fits in what ZeroGPU says is left of the quota, when its
+    refusal says so and such a chunk is worth a call; else None.
+
+    ZeroGPU may count a second asked as more than one (its ``requested`` is ours times its
+    factor), so the budget is scaled by the same factor.
+
+    >>> quota = Exception("You have exceeded your free ZeroGPU quota (65s requested vs. 30s left).")
+    >>> fitting_budget(quota, 65, None)  # 30 s left, less the first chunk's margin of 20 s
+    9.0
+    >>> fitting_budget(Exception("(65s requested vs. 15s left)"), 65, None) is None
+    True
+    """
+    found = _QUOTA_LEFT.search(str(getattr(error, "message", "") or error))
+    if not found or not asked:
+        return None
+    requested, left = int(found.group(1)), int(found.group(2))
+    fits = math.floor(left * asked / requested) if requested else 0
+    budget = fits - math.ceil(chunk_overhead(trainer_state)) - 1.0  # chunk_duration rounds up
+    return budget if budget >= MIN_CHUNK_SECONDS else None
+
+
+def is_quota_refusal(error: BaseException) -> bool:
+    """Whether ZeroGPU refused the call for the visitor's quota (its ``gr.Error`` titles)."""
+    title = str(getattr(error, "title", "") or "")
+    return title.startswith("ZeroGPU") and ("quota" in title or "duration" in title
+                                            or "credits" in title)
+
+
+@gpu(duration=chunk_duration)  # asked anew for every call, from the same arguments
 def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: dict,
                 trainer_state: dict | None, tokenizer, stop_path: str,
                 seconds: float = CHUNK_SECONDS) -> Iterator[Any]:
@@ -90,7 +210,8 @@ def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: 
             break
         if os.path.exists(stop_path):
             trainer.stop()  # the next record is EndRecord("stopped")
-        elif time.monotonic() - started > seconds and not _eval_due(record, trainer.config):
+        elif (time.monotonic() - started > seconds and not _eval_due(record, trainer.config)
+              and not trainer.done):  # once done, the end record comes next: no call for it
             run.close()  # between steps, no evaluation owed: the state resumes exactly
             break
     yield ChunkState(_to_cpu(model.state_dict()), _to_cpu(trainer.state_dict()))
@@ -123,9 +244,16 @@ class LocalRun:
 
 
 class ChunkedRun:
-    """A run driven in ``train_chunk`` calls; ``model`` (on the CPU) gets each chunk's weights."""
+    """A run driven in ``train_chunk`` calls; ``model`` (on the CPU) gets each chunk's weights.
+
+    Refuses ``compile`` (``ConfigError``): ZeroGPU cannot run ``torch.compile``, and each chunk
+    would compile afresh anyway."""
 
     def __init__(self, plan: PreparedRun, *, workdir: Path, seconds: float = CHUNK_SECONDS):
+        if plan.train_config.compile:
+            raise ConfigError(msg("compile (torch.compile) does not work on ZeroGPU, where each "
+                                  "stretch of training runs in a new GPU process: untick compile "
+                                  "and press Start again."))
         self.model = plan.model.cpu()
         self.data, self.train_config, self.tokenizer = plan.data, plan.train_config, plan.tokenizer
         self.seconds = seconds
@@ -144,27 +272,62 @@ class ChunkedRun:
     def records(self, eval_progress: bool = False) -> Iterator[Any]:
         """Chunks until an ``EndRecord`` arrives; the model and state advance after each.
 
+        A chunk that ZeroGPU refuses or loses ends the run as "stopped" with the last chunk's
+        weights (``_lost``); records such a chunk yielded before it was lost are not in the
+        state, so ``history`` goes with the weights.
+
         No ``EvalProgress`` (``eval_progress`` is accepted and ignored): a chunk evaluates on
         its GPU in moments, and its records only arrive as the chunk yields them."""
+        seconds, retried = self.seconds, False
         try:
             while True:
                 end = None
-                for item in train_chunk(
-                        self.model.config.to_dict(), _to_cpu(self.model.state_dict()), self.data,
+                args = (self.model.config.to_dict(), _to_cpu(self.model.state_dict()), self.data,
                         self.train_config.to_dict(), self._state, self.tokenizer,
-                        str(self.stop_path), self.seconds):
-                    if isinstance(item, ChunkState):
-                        self.model.load_state_dict(item.weights)
-                        self._state = item.trainer_state
-                    elif isinstance(item, EndRecord):
-                        end = item  # held back until the chunk's weights are in self.model
-                    else:
-                        yield item
+                        str(self.stop_path), seconds)
+                try:
+                    with contextlib.closing(train_chunk(*args)) as chunk:
+                        for item in chunk:
+                            if isinstance(item, ChunkState):
+                                self.model.load_state_dict(item.weights)
+                                self._state = item.trainer_state
+                            elif isinstance(item, EndRecord):
+                                end = item  # held back until the chunk's weights are in self.model
+                            else:
+                                yield item
+                except Exception as error:  # the GPU call, not training: the trainer keeps its own
+                    budget = None if retried else fitting_budget(
+                        error, chunk_duration(*args), self._state)
+                    if budget is not None:  # a smaller chunk fits in the quota left: once
+                        seconds, retried = budget, True
+                        continue
+                    yield self._lost(error)
+                    return
                 if end is not None:
                     yield end
                     return
+                seconds, retried = self.seconds, False
         finally:
             self.stop_path.unlink(missing_ok=True)
+
+    def _lost(self, error: BaseException) -> EndRecord:
+        """The "stopped" end of a run whose GPU call was refused (quota) or failed."""
+        reason = str(getattr(error, "message", "") or error).strip() or type(error).__name__
+        step = f"{self.step:,}"
+        if is_quota_refusal(error):
+            message = msg(
+                "ZeroGPU gave no more GPU time to this run ({reason}). It stopped at step {step} "
+                "and its model is kept: download it below, or continue training once the quota "
+                "allows (visitors logged in to Hugging Face get more).", reason=reason, step=step)
+        else:
+            log.error("a ZeroGPU chunk failed at step %s", step, exc_info=error)
+            message = msg("The GPU call failed ({reason}). The run stopped at step {step} with "
+                          "the weights of that step: download them below, or continue training.",
+                          reason=reason, step=step)
+        end = EndRecord(self.step, "stopped", message)
+        if self._state:  # the history says how the run ended, as a trainer's own does
+            self._state = {**self._state, "history": [*self._state["history"], end]}
+        return end
 
     def stop(self) -> None:
         self.stop_path.touch()
