@@ -1,6 +1,6 @@
 # Two commands matter:  `make run` (install, then serve the app at http://127.0.0.1:7860)
 # and `make test` (install the test tools and Chromium, then run the whole suite).
-# `make lint` runs ruff (rules in pyproject.toml) as CI does.
+# `make lint` runs ruff (rules in pyproject.toml) and vermin (Python 3.10 or older) as CI does.
 # Installs are keyed on the requirements files' contents, so a second run starts at once.
 
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
@@ -26,8 +26,11 @@ run: $(RUN_STAMP)
 test: $(DEV_STAMP) chromium
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# ruff, and vermin: the app must run on Python 3.10 (ZeroGPU Spaces run 3.10.13), so no
+# syntax, module or function of a later Python
 lint: $(DEV_STAMP)
 	$(PY) -m ruff check --no-cache .
+	$(VENV)/bin/vermin --target=3.10- --no-tips --violations --eval-annotations playground app.py
 
 bench: $(DEV_STAMP)
 	$(PY) -m bench
