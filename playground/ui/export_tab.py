@@ -71,6 +71,19 @@ def page_settings(source: str, kind: str, vocab_size: float, settings: PageSetti
     return {k: v for k, v in shared.items() if k in KEYS}
 
 
+# what Markdown (and GitHub's autolinks) would read as a link, an image, HTML or emphasis
+_MARKDOWN_SIGNS = set("\\`*[]()!<>~|:.&#")
+
+
+def plain_markdown(text: str) -> str:
+    """``text`` as Markdown that shows exactly it: no link, image, HTML or autolink survives.
+
+    >>> print(plain_markdown("got '![x](https://ev.il/p.png)' <b>"))
+    got '\\!\\[x\\]\\(https\\://ev\\.il/p\\.png\\)' \\<b\\>
+    """
+    return "".join("\\" + c if c in _MARKDOWN_SIGNS else c for c in text)
+
+
 # the page's own address parameters, not settings: the language (lang.SYNC_JS) and Gradio's theme
 PAGE_PARAMETERS = ("lang", "__theme")
 
@@ -118,18 +131,18 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
         return (gr.skip(),) * (1 + n_out)
     try:
         shared = decode_settings(query)
-    except ShareError as error:
+    except ShareError as error:  # its reason quotes the link's own text: shown as plain text
         message = t("The settings in this link cannot be used: {reason}",
                     session.lang, reason=error_text(error, session.lang))
-        return (gr.Markdown(f"**{message}**", visible=True), *(gr.skip(),) * n_out)
+        return (gr.Markdown(f"**{plain_markdown(message)}**", visible=True), *(gr.skip(),) * n_out)
     s = shared.settings
     lines = [t("Settings restored from the link.", session.lang)]
     if shared.needs_own_text:
         lines.append(t("Your own text is not part of the link: whoever opens it must upload or "
                        "paste the same text.", session.lang))
-    if shared.ignored:
-        lines.append(t("The link also held settings this version does not know; they were "
-                       "ignored: {names}.", session.lang, names=", ".join(shared.ignored)))
+    if shared.ignored:  # counted, never echoed: a key could be "[Log in](//elsewhere)"
+        lines.append(t("The link also held {n} settings this version does not know; they were "
+                       "ignored.", session.lang, n=len(shared.ignored)))
     source = CHOICE_OF_SOURCE[s["corpus"]] if not shared.needs_own_text else gr.skip()
     return (gr.Markdown("**" + " ".join(lines) + "**", visible=True), source, s["tokenizer"],
             s["vocab_size"], *[s[k] for k in train_tab.SETTINGS], *[s[k] for k in SAMPLING_KEYS])

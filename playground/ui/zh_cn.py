@@ -212,8 +212,8 @@ ZH_CN: dict[str, str] = {
     "Your own text is not part of the link: whoever opens it must upload or paste the same text.":
         "你自己的文本不包含在链接中：打开链接的人需要上传或粘贴同样的文本。",
     "Settings restored from the link.": "已从链接恢复设置。",
-    "The link also held settings this version does not know; they were ignored: {names}.":
-        "链接中还有这个版本不认识的设置，已忽略：{names}。",
+    "The link also held {n} settings this version does not know; they were ignored.":
+        "链接中还有 {n} 个这个版本不认识的设置，已忽略。",
     # --- errors -------------------------------------------------------------------------------
     "Something unexpected went wrong (the details are in the server log). Nothing you made so far "
     "was lost; try again, or change the settings.":
