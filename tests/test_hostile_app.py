@@ -169,3 +169,26 @@ def test_the_guard_bounds_match_the_app(served):
     assert MAX_UPLOAD_BYTES < guard.MAX_BODY_BYTES <= MAX_UPLOAD_BYTES + 2**20
     demo, *_ = served
     assert json.loads(json.dumps(demo.config["max_file_size"])) == MAX_UPLOAD_BYTES
+
+
+def test_the_cache_sweep_spares_the_files_of_live_sessions_only(tmp_path):
+    """Gradio's hourly sweep deleted a live session's bundle (Export then failed with its
+    FileNotFoundError); now it removes what no live session holds, and a released session's
+    folder goes with the session."""
+    from gradio.route_utils import delete_files_created_by_app
+
+    from playground.ui.session import LIVE_FILES, Session, app_temp_dir
+
+    demo = build_demo()
+    live = Session()
+    bundle = live.workdir() / "playground-model-step3.zip"
+    bundle.write_bytes(b"a bundle")
+    orphan = app_temp_dir() / "no-such-session" / "old.zip"  # a session that is gone
+    orphan.parent.mkdir(parents=True)
+    orphan.write_bytes(b"old")
+    for path in (bundle, orphan):  # what Gradio records for every file the page served
+        demo.temp_file_sets[0].add(str(path))
+    delete_files_created_by_app(demo, age=None)
+    assert bundle.exists() and not orphan.exists()
+    live.release()
+    assert not bundle.exists() and live.id not in LIVE_FILES.sessions

@@ -28,7 +28,8 @@ from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, g
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
-from playground.ui.session import SESSION_TTL_S, Session, new_session, release_session
+from playground.ui.session import (LIVE_FILES, SESSION_TTL_S, Session, new_session,
+                                   release_session)
 from playground.ui.settings import PageSettings, takes_settings
 
 log = logging.getLogger("playground.ui")
@@ -175,6 +176,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         # gr.State calls Session() for each visitor; the callback frees the model and files
         session = gr.State(new_session, time_to_live=ttl, delete_callback=release_session)
+        session.keep_in_cache = LIVE_FILES  # the hourly sweep leaves live sessions' files alone
         with gr.Tabs() as tabs:
             with gr.Tab(tr("tab_corpus"), id="corpus"):
                 corpus = corpus_tab.build(session)

@@ -56,6 +56,34 @@ def app_temp_dir() -> Path:
     return Path(root) / "playground"
 
 
+class LiveFiles:
+    """The files in the folders of sessions still alive, for Gradio's cache sweep to skip.
+
+    ``delete_cache`` removes every file the page has served once it is an hour old, a live
+    session's bundle too (Export then failed with Gradio's FileNotFoundError naming the
+    server path). The sweep spares the paths in each block's ``keep_in_cache``; the page's
+    ``gr.State`` holds this object there, which lists the live sessions' files when asked.
+    Only session ids are kept here, never anything a session made.
+    """
+
+    def __init__(self) -> None:
+        self.sessions: set[str] = set()  # ids of sessions with a folder, until released
+        self.extra: set[str] = set()  # anything Gradio itself asks to keep
+
+    def add(self, path: str) -> None:
+        self.extra.add(path)
+
+    def __iter__(self):
+        yield from self.extra
+        for session_id in list(self.sessions):
+            for path in (app_temp_dir() / session_id).rglob("*"):
+                if path.is_file():
+                    yield os.path.abspath(path)
+
+
+LIVE_FILES = LiveFiles()
+
+
 @dataclass
 class TrainedModel:
     """The model a session holds and what belongs with it: one object, replaced whole when a
@@ -133,9 +161,11 @@ class Session:
         return self.corpus if self.corpus is not None else default_corpus()
 
     def workdir(self) -> Path:
-        """This session's folder inside the app's temporary folder (made on first use)."""
+        """This session's folder inside the app's temporary folder (made on first use); its
+        files are kept out of Gradio's cache sweep until the session is released."""
         path = app_temp_dir() / self.id
         path.mkdir(parents=True, exist_ok=True)
+        LIVE_FILES.sessions.add(self.id)
         return path
 
     def release(self) -> None:
@@ -150,6 +180,7 @@ class Session:
         self.trained = self.attention = None
         self.runs, self.run_data = RunLog(), {}
         self.copy_index = self.copy_index_corpus = None
+        LIVE_FILES.sessions.discard(self.id)
         shutil.rmtree(app_temp_dir() / self.id, ignore_errors=True)
 
 
