@@ -192,3 +192,23 @@ def test_the_cache_sweep_spares_the_files_of_live_sessions_only(tmp_path):
     assert bundle.exists() and not orphan.exists()
     live.release()
     assert not bundle.exists() and live.id not in LIVE_FILES.sessions
+
+
+def test_a_model_that_is_training_is_lent_to_no_other_handler():
+    """With PLAYGROUND_CONCURRENCY=2 a Generate during training switched the model to eval mode
+    and changed the run's result: every handler that takes the model refuses while it trains."""
+    import gradio as gr
+
+    from playground.i18n import msg
+    from playground.ui.session import Session, TrainedModel, require_model
+
+    session = Session()
+    session.trained = TrainedModel(model=None, tokenizer=None, model_config=None, train_config=None)
+    assert require_model(session, msg("generate with")) is session.trained
+    session.run.running = True
+    with pytest.raises(gr.Error, match=r"The model is training right now: wait for the run to end "
+                                       r"\(or press Stop\), then generate with it\."):
+        require_model(session, msg("generate with"))
+    session.lang = "zh-CN"
+    with pytest.raises(gr.Error, match="模型正在训练"):
+        require_model(session, msg("look inside"))

@@ -267,11 +267,17 @@ def friendly_errors(fn: Callable) -> Callable:
 def require_model(session: Session, action: Message) -> TrainedModel:
     """The session's trained model, or a message saying what to do first when there is none.
 
-    ``action`` says what the visitor wanted, e.g. ``msg("generate with")``.
+    ``action`` says what the visitor wanted, e.g. ``msg("generate with")``. A model that is
+    training is refused too (with ``PLAYGROUND_CONCURRENCY`` above 1, a Generate during the
+    run switched the model to eval mode and changed the run's result).
     """
     if session.trained is None:
         text = localize(msg("There is no model to {action} yet. Train one on the 'Model & "
                             "training' tab (or upload a bundle there) first.",
                             action=action), session.lang)
         raise gr.Error(text, title=t("No model yet", session.lang), print_exception=False)
+    if session.run.running:  # its weights change every step, and eval mode would change its run
+        text = localize(msg("The model is training right now: wait for the run to end (or press "
+                            "Stop), then {action} it.", action=action), session.lang)
+        raise gr.Error(text, title=t("Already training", session.lang), print_exception=False)
     return session.trained

@@ -25,6 +25,8 @@ ZH_CN: dict[str, str] = {
     "continue training": "继续训练",
     "export": "导出",
     "push": "推送到 Hub",
+    "The model is training right now: wait for the run to end (or press Stop), then {action} it.":
+        "模型正在训练：请等这次运行结束（或点击“停止”），然后再{action}。",
     # --- the page's door (ui.guard): requests and jobs refused before Gradio takes them ---------
     "This request is larger than the {limit} this page takes, so it was not read. For a long "
     "text, upload it as a file (up to 5 MB).":
