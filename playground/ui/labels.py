@@ -318,6 +318,7 @@ EN: dict[str, str] = {
     "hub_repo": "Hugging Face repository (user/name)",
     "hub_token": "Hugging Face token (write access)",
     "hub_token_info": "Used for this upload only, never stored.",
+    "hub_login_info": "Sign in with Hugging Face to push the model to your own account: this Space then writes to your repositories for you, and no token is typed here.",
     "hub_private": "Private repository",
     "hub_push_button": "Push to the Hub",
     "share_title": "Share these settings",
@@ -379,16 +380,20 @@ EN: dict[str, str] = {
                             "queue.</small>",
     "page_coach_empty": "**Training coach**  \nNothing to flag so far.",
     # the preset menu: "name: description" of each preset (config.PRESETS; the page offers them all)
-    "page_preset_quick": "quick: The tiny model for 300 steps: a first run in a minute or two on "
-                         "a laptop CPU.",
+    "page_preset_quick": "quick: The speedrun's recipe with a third layer, trained for longer: "
+                         "Shakespeare-shaped text (val loss about 1.6), with a sample at every "
+                         "evaluation.",
+    "page_preset_cpu_speedrun": "cpu-speedrun: The fastest way to val loss 1.88 on a CPU: 320 "
+                                "steps of 2 layers with RoPE, squared ReLU, QK-norm and the Muon "
+                                "optimizer.",
     "page_preset_tiny": "tiny: A very small model that trains in about a minute on a laptop CPU.",
     "page_preset_nanogpt_cpu": "nanogpt-cpu: nanoGPT's CPU recipe for Tiny Shakespeare: 4 layers, "
                                "128 wide, 2000 steps.",
-    "page_preset_cpu_fast": "cpu-fast: The quickest way to Shakespeare-like text on a CPU: val "
-                            "loss 1.88 in 700-800 steps (3 layers, RoPE, 4x nanoGPT's learning "
-                            "rate, batch 16).",
     "page_preset_nanogpt_gpu": "nanogpt-gpu: nanoGPT's GPU recipe for Tiny Shakespeare: 6 layers, "
                                "384 wide, context 256.",
+    "page_preset_gpu_speedrun": "gpu-speedrun: nanoGPT's GPU model with the speedrun's switches "
+                                "(RoPE, squared ReLU, QK-norm, zero-init, Muon): aimed at val loss "
+                                "1.47 in under 30 seconds on a big GPU.",
 }
 
 ZH_CN: dict[str, str] = {
@@ -637,6 +642,7 @@ ZH_CN: dict[str, str] = {
     "hub_repo": "Hugging Face 仓库（用户名/名称）",
     "hub_token": "Hugging Face 令牌（需要写权限）",
     "hub_token_info": "只用于这次上传，不会保存。",
+    "hub_login_info": "用 Hugging Face 登录（Sign in with Hugging Face），即可把模型推送到你自己的账号：这个 Space 会替你写入你的仓库，这里不需要输入令牌。",
     "hub_private": "私有仓库",
     "hub_push_button": "推送到 Hub",
     "share_title": "分享这些设置",
@@ -683,14 +689,18 @@ ZH_CN: dict[str, str] = {
                             "这台机器上轮流进行（一次几个），排队等待的任务会显示它在队列中的位置。"
                             "</small>",
     "page_coach_empty": "**训练教练**  \n目前没有需要提醒的问题。",
-    "page_preset_quick": "quick：tiny 模型训练 300 步，在笔记本电脑的 CPU 上一两分钟就能完成第一次运行。",
+    "page_preset_quick": "quick：速通配方多加一层、训练得更久：写出有莎士比亚剧本样子的文本（验证损失约 "
+                         "1.6），每次评估都会写一段样本。",
+    "page_preset_cpu_speedrun": "cpu-speedrun：在 CPU 上最快把验证损失降到 1.88 的配方：2 层模型，"
+                                "使用 RoPE、平方 ReLU、QK 归一化和 Muon 优化器，训练 320 步。",
     "page_preset_tiny": "tiny：一个非常小的模型，在笔记本电脑的 CPU 上大约一分钟就能训练完。",
     "page_preset_nanogpt_cpu": "nanogpt-cpu：nanoGPT 在 CPU 上训练 Tiny Shakespeare 的配方：4 层，"
                                "宽 128，2000 步。",
-    "page_preset_cpu_fast": "cpu-fast：在 CPU 上最快写出莎士比亚风格文本的设置：700-800 步内验证"
-                            "损失降到 1.88（3 层、RoPE、4 倍于 nanoGPT 的学习率、批大小 16）。",
     "page_preset_nanogpt_gpu": "nanogpt-gpu：nanoGPT 在 GPU 上训练 Tiny Shakespeare 的配方：6 层，"
                                "宽 384，上下文长度 256。",
+    "page_preset_gpu_speedrun": "gpu-speedrun：nanoGPT 的 GPU 模型加上速通的各项开关（RoPE、平方 "
+                                "ReLU、QK 归一化、零初始化、Muon）：目标是在大 GPU 上 30 秒内把"
+                                "验证损失降到 1.47。",
 }
 
 
