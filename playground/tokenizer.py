@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -242,13 +244,7 @@ class BPETokenizer(Tokenizer):
     def train(cls, text: str, vocab_size: int = BPE_DEFAULT_VOCAB) -> "BPETokenizer":
         from tokenizers import Tokenizer as HFTokenizer, decoders, models, pre_tokenizers, trainers
 
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or not (
-                BPE_MIN_VOCAB <= vocab_size <= BPE_MAX_VOCAB):
-            raise TokenizerError(msg("The BPE vocabulary size must be a whole number from {low} "
-                                     "(the 256 bytes) to {high}, got {value}.", low=BPE_MIN_VOCAB,
-                                     high=f"{BPE_MAX_VOCAB:,}", value=repr(vocab_size)))
-        if not text:
-            raise TokenizerError(msg("Cannot train a tokenizer on an empty text."))
+        _check_bpe_training(text, vocab_size)
         tok = HFTokenizer(models.BPE())
         tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
         tok.decoder = decoders.ByteLevel()  # without it decode joins tokens with spaces
@@ -304,6 +300,16 @@ class BPETokenizer(Tokenizer):
                 or sorted(vocab.values()) != list(range(len(vocab)))):
             raise TokenizerError(msg("This is not a byte-level BPE tokenizer made by this app; "
                                      "train a new one."))
+
+
+def _check_bpe_training(text: str, vocab_size: Any) -> None:
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or not (
+            BPE_MIN_VOCAB <= vocab_size <= BPE_MAX_VOCAB):
+        raise TokenizerError(msg("The BPE vocabulary size must be a whole number from {low} "
+                                 "(the 256 bytes) to {high}, got {value}.", low=BPE_MIN_VOCAB,
+                                 high=f"{BPE_MAX_VOCAB:,}", value=repr(vocab_size)[:40]))
+    if not text:
+        raise TokenizerError(msg("Cannot train a tokenizer on an empty text."))
 
 
 def _pieces(text: str, size: int = _PIECE_CHARS) -> list[str]:
@@ -383,11 +389,14 @@ def _bytes_display(data: bytes) -> str:
 
 # --- building and loading -----------------------------------------------------------------
 
-def train_tokenizer(kind: str, text: str, vocab_size: int | None = None) -> Tokenizer:
+def train_tokenizer(kind: str, text: str, vocab_size: int | None = None, *,
+                    time_budget_s: float | None = None) -> Tokenizer:
     """Train a tokenizer of ``kind`` on ``text``.
 
     ``vocab_size`` is for "bpe" (default 512); a character tokenizer's vocabulary is the
-    text's own characters, so for "char" it must be left out.
+    text's own characters, so for "char" it must be left out. With ``time_budget_s``, BPE
+    trains in a process of its own that is ended after that many seconds (the training loop
+    is Rust's and cannot be interrupted from Python), and a ``TokenizerError`` says so.
 
     >>> train_tokenizer("bpe", "low lower lowest " * 50, vocab_size=260).vocab_size
     260
@@ -399,9 +408,47 @@ def train_tokenizer(kind: str, text: str, vocab_size: int | None = None) -> Toke
                                      "empty, or choose BPE."))
         return CharTokenizer.train(text)
     if kind == "bpe":
-        return BPETokenizer.train(text, BPE_DEFAULT_VOCAB if vocab_size is None else vocab_size)
+        size = BPE_DEFAULT_VOCAB if vocab_size is None else vocab_size
+        if time_budget_s is None:
+            return BPETokenizer.train(text, size)
+        return _train_bpe_within(text, size, time_budget_s)
     raise TokenizerError(msg("Unknown tokenizer kind {kind}: choose one of {kinds}.",
                              kind=repr(kind), kinds=", ".join(KINDS)))
+
+
+def _train_bpe_within(text: str, vocab_size: int, seconds: float) -> BPETokenizer:
+    """``BPETokenizer.train`` in a Python process of its own, killed after ``seconds``.
+
+    A plain ``python -c`` child, not multiprocessing's: a spawned one would import the app's
+    main module (and build the whole page) first, a forked one copy the whole server.
+
+    >>> _train_bpe_within("ab ab ab " * 20, 260, seconds=120).merges()[0]
+    ('a', 'b')
+    """
+    _check_bpe_training(text, vocab_size)  # refused here, at once, not in the other process
+    package_root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [package_root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+    job = json.dumps({"text": text, "vocab_size": vocab_size}).encode("utf-8")
+    try:
+        done = subprocess.run([sys.executable, "-c", "from playground.tokenizer import "
+                               "_bpe_worker; _bpe_worker()"], input=job, capture_output=True,
+                              timeout=seconds, env=env)
+    except subprocess.TimeoutExpired:  # subprocess.run has killed the child
+        raise TokenizerError(msg("Training the BPE tokenizer took longer than {seconds} seconds, so "
+                                 "it was stopped. Train it on a shorter text or with a smaller "
+                                 "vocabulary.", seconds=f"{seconds:g}")) from None
+    if done.returncode != 0:  # out of memory, or a bug: its last line, never a traceback
+        last = (done.stderr.decode("utf-8", "replace").strip().splitlines() or ["no answer"])[-1]
+        raise TokenizerError(msg("Training the BPE tokenizer failed ({reason}).",
+                                 reason=last[:200]))
+    return tokenizer_from_json(done.stdout.decode("utf-8"))
+
+
+def _bpe_worker() -> None:
+    """The child's work: {"text", "vocab_size"} on stdin, the tokenizer's JSON on stdout."""
+    job = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    sys.stdout.write(BPETokenizer.train(job["text"], job["vocab_size"]).to_json())
 
 
 def tokenizer_from_json(s: str) -> Tokenizer:

@@ -407,3 +407,19 @@ def test_tokenizer_errors_read_the_same_in_english_and_translate(make, english, 
         assert english.startswith(("The BPE tokenizer data is damaged (",
                                    "Could not read the tokenizer file 'tok.json' ("))
     assert_translated(caught.value, english, names)
+
+
+def test_bpe_with_a_time_budget_trains_the_same_tokenizer_in_a_process_of_its_own(tmp_path, monkeypatch):
+    text = "the cat sat on the mat, 猫 " * 200
+    monkeypatch.chdir(tmp_path)  # the child finds the package wherever the server runs
+    assert (train_tokenizer("bpe", text, 300, time_budget_s=120).to_json()
+            == BPETokenizer.train(text, 300).to_json())
+
+
+def test_bpe_past_its_time_budget_is_stopped_and_says_so():
+    with pytest.raises(TokenizerError) as caught:  # no child starts and answers in 1 ms
+        train_tokenizer("bpe", "x y " * 1000, 300, time_budget_s=0.001)
+    assert_translated(caught.value, "Training the BPE tokenizer took longer than 0.001 seconds, so "
+                      "it was stopped. Train it on a shorter text or with a smaller vocabulary.")
+    with pytest.raises(TokenizerError, match="vocabulary size must be a whole number"):
+        train_tokenizer("bpe", "x y", 100, time_budget_s=10)  # refused at once, in this process

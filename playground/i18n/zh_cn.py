@@ -232,6 +232,10 @@ ZH_CN: dict[str, str] = {
         "分词器数据没有说明它是哪种类型（收到 kind={kind}）；应为 {kinds} 之一。",
     "Could not read the tokenizer file '{file}' ({reason}).":
         "无法读取分词器文件“{file}”（{reason}）。",
+    "Training the BPE tokenizer took longer than {seconds} seconds, so it was stopped. Train it "
+    "on a shorter text or with a smaller vocabulary.":
+        "训练 BPE 分词器用了超过 {seconds} 秒，所以已停止。请用更短的文本或更小的词表再训练。",
+    "Training the BPE tokenizer failed ({reason}).": "训练 BPE 分词器失败（{reason}）。",
     # --- the BPE merge viewer (playground.insight.merges) -----------------------------------------
     "The number of merges must be a whole number from 0 up, got {value}.":
         "合并次数必须是从 0 起的整数，收到的是 {value}。",
