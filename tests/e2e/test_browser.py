@@ -23,9 +23,15 @@ def open_tab(page, name):
     page.get_by_role("tab", name=name).click()
 
 
+def open_advanced(page, labels=EN):
+    """Open the training tab's closed 'Advanced' section, where every setting is."""
+    if not page.get_by_label(labels["label_n_layer"], exact=True).is_visible():
+        page.get_by_text(labels["advanced"], exact=True).click()
+
+
 def fill(page, values):
-    """Type settings into the training tab's number boxes (opening their sections)."""
-    page.get_by_text("Evaluation, data split, device").click()  # a closed accordion
+    """Type settings into the training tab's number boxes (under Advanced)."""
+    open_advanced(page)
     for name, value in values.items():
         box = page.get_by_label(EN[f"label_{name}"], exact=True)
         box.fill(str(value))
@@ -46,6 +52,21 @@ def trace_names(page, plot_id) -> list:
         const plot = document.querySelector('#' + id + ' .js-plotly-plot');
         return plot && plot.data ? plot.data.map(t => t.name) : [];
     }""", plot_id)
+
+
+def close_toasts(page):
+    """Close every toast; Gradio groups them by kind and may close several at once, or time
+    them out meanwhile, so each round closes the first one still there."""
+    from playwright.sync_api import TimeoutError as Gone
+
+    closes = page.locator(".toast-close")
+    for _ in range(20):
+        if not closes.count():
+            return
+        try:
+            closes.first.click(force=True, timeout=2_000)
+        except Gone:  # gone between the count and the click
+            pass
 
 
 def status(page) -> str:
@@ -102,11 +123,12 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     assert any(0 < n < steps for n in counts), "the plot never showed a run in progress"
     expect(page.get_by_role("button", name="Download the trained model (.zip)")).to_be_visible()
     expect(page.locator("#coach-notes")).to_contain_text("Training coach")
-    # what good looks like: the reference lines join the plot, the x axis counts tokens
-    page.get_by_label("Show reference lines").check()
+    # what good looks like: the reference lines are on from the start, the x axis counts tokens
+    expect(page.get_by_label("Show reference lines")).to_be_checked()
     page.wait_for_function("() => document.querySelector('#loss-plot .js-plotly-plot').data.length == 5")
     names = trace_names(page, "loss-plot")
-    assert names[2].startswith("uniform guess (ln 65") and names[4].startswith("nanoGPT baby GPT (1.47")
+    assert names[2].startswith("guessing letters at random (4.17")
+    assert names[4].startswith("nanoGPT's big GPU model (1.47")
     page.get_by_label("tokens seen").first.check()
     page.wait_for_function("() => document.querySelector('#loss-plot .js-plotly-plot')"
                            ".layout.xaxis.title.text == 'tokens seen'")
@@ -124,8 +146,7 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     page.get_by_role("button", name="Stop").click(force=True)
     wait_status(page, "Stopped at step")
     assert "The model is ready" in status(page)
-    for close in page.locator(".toast-close").all():  # tidy the page for the screenshots
-        close.click(force=True)
+    close_toasts(page)  # tidy the page for the screenshots
     page.get_by_label("Continue training the current model").uncheck()
 
     # 4. generation streams into the text box, then the next-token chart appears
@@ -219,6 +240,9 @@ def test_a_shared_link_restores_the_settings_and_the_merge_viewer(page, app_url,
     page.goto(url)  # a fresh page, as whoever gets the link sees it
     expect(page.locator("#link-message")).to_contain_text("Settings restored from the link.")
     open_tab(page, "3 · Model & training")
+    # the link's settings are no preset's: no preset name is left standing for them
+    expect(page.locator("#preset-card")).to_contain_text("Your own settings.")
+    open_advanced(page)
     expect(page.get_by_label(EN["label_n_layer"], exact=True)).to_have_value("3")
     expect(page.get_by_label(EN["label_lr"], exact=True)).to_have_value("0.002")
     open_tab(page, "4 · Generate")
@@ -254,14 +278,14 @@ def test_the_page_in_chinese(app_url, screenshot_dir):
             expect(page.get_by_text("1,115,394 个字符")).to_be_visible()  # written by the server
             expect(page.get_by_role("tab", name="3 · 模型与训练")).to_be_visible()
             page.get_by_role("tab", name="3 · 模型与训练").click()
+            open_advanced(page, ZH_CN)
             expect(page.get_by_label("层数 (n_layer)", exact=True)).to_be_visible()
             expect(page.get_by_role("button", name="开始训练")).to_be_visible()
             expect(page.locator("#train-status")).to_have_text("还没有训练。")
             page.get_by_role("tab", name="4 · 生成").click()
             page.get_by_role("button", name="生成", exact=True).click()
             expect(page.get_by_text("还没有模型可以用来生成文本").first).to_be_visible()  # an error
-            for close in page.locator(".toast-close").all():
-                close.click(force=True)
+            close_toasts(page)
 
             # straight to Start with no tokenizer: a character tokenizer, said in Chinese, and
             # the progress and end-of-run lines are the server's, in Chinese too
@@ -273,8 +297,7 @@ def test_the_page_in_chinese(app_url, screenshot_dir):
             expect(page.get_by_text("还没有训练分词器").first).to_be_visible()
             wait_status(page, "完成。")
             expect(page.locator("#train-status")).to_contain_text("全部 40 步")
-            for close in page.locator(".toast-close").all():
-                close.click(force=True)
+            close_toasts(page)
             page.screenshot(path=screenshot_dir / "8-chinese.png", full_page=True)
 
             # English under Settings (the footer): the labels switch, and the next message the
@@ -320,8 +343,7 @@ def test_a_refused_number_leaves_start_working(page, app_url):
     expect(page.get_by_text("less than minimum")).to_have_count(0)
     box = page.get_by_label(EN["label_lr"], exact=True)
     expect(box).to_have_value("-1")  # the settings keep what was typed
-    for close in page.locator(".toast-close").all():
-        close.click(force=True)
+    close_toasts(page)
     fill(page, {"lr": 0.003})
     page.get_by_role("button", name="Start training").click()
     wait_status(page, r"Done\.|Problem:")
