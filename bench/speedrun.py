@@ -8,7 +8,7 @@ reached loss is measured again on 200 validation batches, so a lucky small evalu
 
 ``ablations``: the speedrun recipe with one switch turned back at a time (AdamW for Muon, GELU
 for ReLU², no QK-norm, no zero-init, learned positions for RoPE), at the same token budget:
-the step at which it first reached 1.88 (an evaluation every 25 steps, 50 batches), its val at
+the step at which it first reached 1.88 (an evaluation every 40 steps, 50 batches), its val at
 the end and its training ms/step, so the page and the docs can say what each switch buys.
 
 ``scaling``: ms/step, tokens/s and MFU (against this machine's matmul peak measured in the same
@@ -141,7 +141,7 @@ def ablations(ctx: Context) -> list[Row]:
     preset = PRESETS["cpu-speedrun"]
     tok, train_ids, val_ids = char_data(ctx)
     model_cfg = replace(preset.model, vocab_size=tok.vocab_size)
-    every, iters = 25, 50
+    every, iters = 40, 50
     train_cfg = replace(preset.train, device="cpu", sample_tokens=0)
     if ctx.quick:
         model_cfg = quick_model(model_cfg)

@@ -313,9 +313,10 @@ PRESETS: dict[str, Preset] = {
     for p in [
         Preset(
             "quick",
-            "The speedrun's recipe with a third layer, trained for longer: Shakespeare-shaped "
-            "text (val loss about 1.6), with a sample at every evaluation.",
-            dataclasses.replace(_SPEEDRUN_MODEL, n_layer=3),
+            "3 layers with RoPE and the Muon optimizer for 1400 steps: Shakespeare-shaped text "
+            "(val loss about 1.6), with a sample at every evaluation.",
+            # GELU without QK-norm: as good as ReLU2 with it at 1400 steps, and cheaper per step
+            dataclasses.replace(_SPEEDRUN_MODEL, n_layer=3, activation="gelu", qk_norm=False),
             dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1400, eval_interval=200, eval_iters=20),
             expected_val_loss=1.60,
         ),
