@@ -323,7 +323,7 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
 
     >>> fig = attention_grid_figure(np.ones((3, 2, 2)) / 2, ["a", "b"], cols=2, notes=["", "x", ""])
     >>> len(fig.data), fig.data[0].coloraxis, [a.text for a in fig.layout.annotations]
-    (3, 'coloraxis', ['head 0', 'head 1 · x', 'head 2'])
+    (3, 'coloraxis', ['head 0', 'head 1<br>x', 'head 2'])
     """
     weights = np.asarray(weights)
     _check_square(weights, tokens, "attention_grid_figure")
@@ -332,14 +332,15 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
     rows = math.ceil(n_head / cols)
     heads = [t("head {n}", lang, n=h) for h in range(n_head)]
     notes = list(notes or [""] * n_head)
-    titles = [f"{head} · {note}" if note else head for head, note in zip(heads, notes)]
+    # the note on a line of its own: a phone's narrow subplots cannot hold both on one
+    titles = [f"{head}<br>{note}" if note else head for head, note in zip(heads, notes)]
     labels = [_tick_label(tok, 16) for tok in tokens]
     customdata = [[(labels[i], labels[j]) for j in range(T)] for i in range(T)]  # as one head's
     hover = "<br>".join([t("“{query}” looks at “{target}”", lang, query="%{customdata[0]}",
                            target="%{customdata[1]}"),
                          t("weight {value}", lang, value="%{z:.3f}")])
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
-                        horizontal_spacing=0.06, vertical_spacing=0.12 if rows > 1 else 0.08)
+                        horizontal_spacing=0.06, vertical_spacing=0.16 if rows > 1 else 0.08)
     z = _causal(weights)
     for h in range(n_head):
         fig.add_trace(go.Heatmap(
@@ -354,7 +355,7 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
         template=TEMPLATE, title=dict(text=title),
         coloraxis=dict(colorscale="Viridis", cmin=0.0, colorbar=dict(thickness=10),
                        cmax=float(np.nanmax(weights)) if weights.size else 1.0),
-        height=min(ATTENTION_MAX_PX, 230 * rows + 90), margin=dict(l=20, r=20, t=70, b=20),
+        height=min(ATTENTION_MAX_PX, 230 * rows + 100), margin=dict(l=20, r=20, t=80, b=20),
     )
     return fig
 

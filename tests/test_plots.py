@@ -123,7 +123,7 @@ def test_attention_grid_shares_one_colour_scale():
     assert {t.coloraxis for t in fig.data} == {"coloraxis"}
     assert fig.layout.coloraxis.cmax == pytest.approx(float(w.max()))
     assert [a.text for a in fig.layout.annotations][:6] == [f"head {h}" for h in range(6)]
-    assert fig.layout.height == 230 * 2 + 90  # two rows of four
+    assert fig.layout.height == 230 * 2 + 100  # two rows of four
 
 
 def test_next_token_figure_bars_in_order():

@@ -286,14 +286,15 @@ def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
         with gr.Column(scale=2):
             max_new_tokens = gr.Slider(*SAMPLE_RANGES["max_new_tokens"],
                                        value=DEFAULTS.max_new_tokens, step=1,
-                                       label=tr("max_new_tokens"), info=tr("max_new_tokens_info"))
+                                       label=tr("max_new_tokens"), info=tr("max_new_tokens_info"),
+                                       elem_id="max-new-tokens")
             temperature = gr.Slider(*SAMPLE_RANGES["temperature"], value=DEFAULTS.temperature,
                                     step=0.05, label=tr("temperature"), info=tr("temperature_info"))
             limit_k = gr.Checkbox(DEFAULTS.top_k > 0, label=tr("limit_top_k"),
                                   info=tr("limit_top_k_info"))
             top_k = gr.Slider(*SAMPLE_RANGES["top_k"], value=DEFAULTS.top_k, step=1,
                               label=tr("top_k"), info=tr("top_k_info"),
-                              visible=DEFAULTS.top_k > 0)
+                              visible=DEFAULTS.top_k > 0, elem_id="top-k")
             limit_p = gr.Checkbox(DEFAULTS.top_p < 1, label=tr("limit_top_p"),
                                   info=tr("limit_top_p_info"))
             top_p = gr.Slider(*SAMPLE_RANGES["top_p"], value=DEFAULTS.top_p, step=0.05,

@@ -204,9 +204,9 @@ def maps_with_patterns() -> AttentionMaps:
 
 @pytest.mark.parametrize("lang, single, heads", [
     ("en", "Layer 0, head 1: mostly first token 100%",
-     ["head 0 · previous token 100%", "head 1 · first token 100%"]),
+     ["head 0<br>previous token 100%", "head 1<br>first token 100%"]),
     ("zh-CN", "第 0 层，第 1 个头：主要看第一个词元 100%",
-     ["头 0 · 前一个词元 100%", "头 1 · 第一个词元 100%"]),
+     ["头 0<br>前一个词元 100%", "头 1<br>第一个词元 100%"]),
 ])
 def test_each_head_is_titled_with_what_it_mostly_looks_at(lang, single, heads):
     session = Session(attention=maps_with_patterns())
