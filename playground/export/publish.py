@@ -4,10 +4,13 @@
   definition, a pure-Python byte-level BPE and a sampling loop, needing only torch and
   safetensors; it loads a bundle and writes text exactly as ``playground.generate`` does.
   Its source is ``playground/export/standalone.py``, a normal module the tests import.
-* ``model_card(info)``: the README.md of a Hub repository, with YAML front matter, the
-  training figures, every setting, and how to run the script.
+* ``model_card(info)``: the README.md of a Hub repository, its metadata written by
+  ``huggingface_hub.ModelCardData``, the training figures, every setting, and how to fetch
+  (``hf download``) and run the script.
 * ``push_to_hub(bundle_path, repo_id, token)``: creates the repository (if needed) and
   uploads the bundle, the card and the script in one commit.
+* ``space_page()``: the Space's page on the Hub when the app runs on a Space, the address
+  share links point at (the app itself is a frame inside it).
 
 >>> script = standalone_script()
 >>> "import gradio" in script, "def generate(" in script, script.count("import playground")
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from playground import __version__
+from playground.corpus import HUB_DATASET
 from playground.runtime.files import atomic_write
 from playground.i18n import Message, msg
 from playground.train import EndRecord, EvalRecord, Record
@@ -33,6 +37,9 @@ TEMPLATE = Path(__file__).with_name("standalone.py")
 SCRIPT_NAME = "generate_standalone.py"
 BUNDLE_NAME = "model.zip"
 CARD_NAME = "README.md"
+CARD_TAGS = ["transformer-playground", "text-generation", "gpt", "from-scratch"]
+# corpora that are datasets on the Hub, by the name a run's corpus carries (Corpus.name)
+HUB_DATASETS = {"Tiny Shakespeare": HUB_DATASET}
 _REPO_PART = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,94}[A-Za-z0-9]$|^[A-Za-z0-9]$")
 
 
@@ -101,8 +108,26 @@ def _number(value: Any, digits: int = 3) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def card_data(info: BundleInfo, license: str = "mit"):
+    """The card's metadata as the Hub reads it (``huggingface_hub.ModelCardData``): library,
+    license, task, tags, and the dataset the corpus is on the Hub, when it is one.
+
+    >>> info = BundleInfo({}, {}, "char", 65, 1, corpus_name="Tiny Shakespeare")
+    >>> card_data(info).to_dict()["datasets"]
+    ['karpathy/tiny_shakespeare']
+    """
+    from huggingface_hub import ModelCardData
+
+    tokens = "char-level" if info.tokenizer_kind == "char" else "byte-level-bpe"
+    dataset = HUB_DATASETS.get(info.corpus_name)
+    return ModelCardData(library_name="pytorch", license=license, pipeline_tag="text-generation",
+                         tags=[*CARD_TAGS, tokens], datasets=[dataset] if dataset else None)
+
+
 def model_card(info: BundleInfo, repo_id: str = "user/model", license: str = "mit") -> str:
-    """The README.md of a Hub repository holding the bundle and the standalone script.
+    """The README.md of a Hub repository holding the bundle and the standalone script: the
+    metadata of ``card_data`` as YAML front matter (``huggingface_hub.ModelCard`` reads it
+    back), then the figures, the settings and how to use it.
 
     >>> from playground.train import EvalRecord
     >>> info = BundleInfo({"n_layer": 2}, {"lr": 0.003}, "char", 65, 12345,
@@ -110,17 +135,14 @@ def model_card(info: BundleInfo, repo_id: str = "user/model", license: str = "mi
     ...                               train_bpc=2.2, val_bpc=2.45, elapsed=60.0)],
     ...                   corpus_name="Tiny Shakespeare")
     >>> card = model_card(info, "alice/tiny")
-    >>> card.splitlines()[:3]
-    ['---', 'library_name: pytorch', 'license: mit']
+    >>> card.splitlines()[:4]
+    ['---', 'datasets:', '- karpathy/tiny_shakespeare', 'library_name: pytorch']
     >>> "| Validation loss | 1.700 nats per token (2.450 bits per character) |" in card
     True
     """
     final = info.final()
     name = repo_id.split("/")[-1]
-    tags = ["transformer-playground", "text-generation", "gpt", "from-scratch",
-            f"{info.tokenizer_kind}-level" if info.tokenizer_kind == "char" else "byte-level-bpe"]
-    front = ["---", "library_name: pytorch", f"license: {license}", "pipeline_tag: text-generation",
-             "tags:", *[f"- {tag}" for tag in tags], "---"]
+    front = ["---", card_data(info, license).to_yaml(), "---"]
     corpus = info.corpus_name or "a text chosen by its author"
     tokenizer = ("characters" if info.tokenizer_kind == "char" else "byte-level BPE")
     figures = [
@@ -154,8 +176,8 @@ def model_card(info: BundleInfo, repo_id: str = "user/model", license: str = "mi
         f"`{SCRIPT_NAME}` is one readable Python file, the model and a sampling loop, that "
         "needs only torch and safetensors:", "",
         "```bash",
-        "pip install torch safetensors huggingface_hub",
-        f"huggingface-cli download {repo_id} {BUNDLE_NAME} {SCRIPT_NAME} --local-dir .",
+        "pip install torch safetensors huggingface_hub  # huggingface_hub brings the hf command",
+        f"hf download {repo_id} {BUNDLE_NAME} {SCRIPT_NAME} --local-dir .",
         f"python {SCRIPT_NAME} {BUNDLE_NAME} --prompt \"ROMEO:\" --max_new_tokens 300",
         "```", "",
         "Or load it into Transformer Playground itself (upload the .zip on the training tab).", "",
@@ -168,6 +190,24 @@ def model_card(info: BundleInfo, repo_id: str = "user/model", license: str = "mi
 
 
 # --- the Hub ------------------------------------------------------------------------------
+
+def space_page(environ: Any = None) -> str | None:
+    """The page of the Space this app runs on (``SPACE_ID``, which Spaces set), else None.
+
+    On a Space the app is served from its own host inside a frame of this page; a link to
+    the page opens the app with the link's query string (Spaces pass it on to the frame).
+
+    >>> space_page({"SPACE_ID": "alice/playground"})
+    'https://huggingface.co/spaces/alice/playground'
+    >>> space_page({}) is None
+    True
+    """
+    space = (os.environ if environ is None else environ).get("SPACE_ID", "")
+    parts = space.split("/")
+    if len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts):
+        return None
+    return f"https://huggingface.co/spaces/{space}"
+
 
 def check_repo_id(repo_id: Any) -> str:
     """``repo_id`` if it is a valid "user/name", else an ``ExportError`` saying what to write."""

@@ -12,13 +12,14 @@ the page's settings.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
 import gradio as gr
 
 from playground.config import SampleConfig
-from playground.export.publish import ExportError, push_to_hub, write_standalone_script
+from playground.export.publish import ExportError, push_to_hub, space_page, write_standalone_script
 from playground.i18n import error_text, msg, t
 from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
@@ -45,10 +46,26 @@ def make_script(session: Session | None) -> list[str]:
     return files
 
 
+def signs_in() -> bool:
+    """Whether visitors sign in to push: on a Space (which sets ``SYSTEM=spaces`` and
+    ``SPACE_ID``), where Gradio's OAuth is the real one. Elsewhere the page has a token box."""
+    return os.environ.get("SYSTEM") == "spaces" and space_page() is not None
+
+
 @friendly_errors
-def push(session: Session | None, repo_id: str, token: str, private: bool) -> str:
-    """Push the bundle, its model card and the script to ``repo_id``; markdown of the result."""
+def push(session: Session | None, repo_id: str, token: str, private: bool,
+         oauth_token: gr.OAuthToken | None = None) -> str:
+    """Push the bundle, its model card and the script to ``repo_id``; markdown of the result.
+
+    On a Space the token is the signed-in visitor's (Gradio passes it as ``oauth_token``
+    after "Sign in with Hugging Face"), never one typed into someone else's Space; the
+    token box is there for local runs only."""
     session = ensure(session)
+    if signs_in():
+        if oauth_token is None:
+            raise ExportError(msg("Sign in with Hugging Face first (the button above): the model "
+                                  "then goes to your own account."))
+        token = oauth_token.token
     trained = require_model(session, msg("push"))
     if not trained.bundle_path:
         raise ExportError(msg("The model has no saved bundle yet: let a training run finish (or "
@@ -89,7 +106,11 @@ PAGE_PARAMETERS = ("lang", "__theme")
 
 
 def page_url(request: gr.Request | None) -> str:
-    """The address of the page the visitor has open (the Referer of its call), or this server's."""
+    """The address of the page the visitor has open (the Referer of its call), or this server's;
+    on a Space, the Space's page (``space_page``)."""
+    space = space_page()  # the app is a frame inside the Space's page: link to the page
+    if space:
+        return space
     headers = getattr(request, "headers", None) or {}
     referer = headers.get("referer")
     if referer:
@@ -165,11 +186,17 @@ def build(session: gr.State, concurrency_limit: int) -> ExportTab:
     files = gr.File(label=tr("export_script_file"), file_count="multiple", interactive=False,
                     height=140, elem_id="export-files")
     with gr.Accordion(tr("hub_title"), open=True):
+        # on a Space visitors sign in (OAuth); a token box only on one's own machine
+        on_space = signs_in()
+        if on_space:
+            gr.Markdown(tr("hub_login_info"))
+            # Gradio compares its label in the browser, so it keeps its own English one
+            gr.LoginButton(elem_id="hub-login")
         with gr.Row():
             repo = gr.Textbox(label=tr("hub_repo"), info=tr("hub_repo_info"),
                               placeholder="your-name/tiny-shakespeare", elem_id="hub-repo")
             token = gr.Textbox(label=tr("hub_token"), info=tr("hub_token_info"), type="password",
-                               elem_id="hub-token")
+                               elem_id="hub-token", visible=not on_space)
             private = gr.Checkbox(False, label=tr("hub_private"), info=tr("hub_private_info"))
         push_button = gr.Button(tr("hub_push_button"))
         pushed = gr.Markdown(elem_id="hub-result")

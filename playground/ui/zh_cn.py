@@ -192,6 +192,8 @@ ZH_CN: dict[str, str] = {
     # --- 7 · export and share ---------------------------------------------------------------------
     "The model has no saved bundle yet: let a training run finish (or stop it) first, then push.":
         "模型还没有保存的模型包：请先让训练运行结束（或停止它），然后再推送。",
+    "Sign in with Hugging Face first (the button above): the model then goes to your own account.":
+        "请先用 Hugging Face 登录（上方的 Sign in with Hugging Face 按钮）：模型随后会推送到你自己的账号。",
     "Unknown corpus choice {choice}.": "未知的语料选项 {choice}。",
     # --- tokenizer ----------------------------------------------------------------------------
     "Merge {n} of {total}: {left} + {right} becomes {merged}":

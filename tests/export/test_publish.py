@@ -40,10 +40,13 @@ def test_model_card_has_front_matter_figures_settings_and_usage(bundle_path):
     info = bundle_info(bundle_path, corpus_name="Tiny Shakespeare")
     card = model_card(info, "alice/tiny-bard")
     front, _, body = card.partition("\n---\n")
-    assert front.splitlines() == ["---", "library_name: pytorch", "license: mit",
-                                  "pipeline_tag: text-generation", "tags:",
-                                  "- transformer-playground", "- text-generation", "- gpt",
-                                  "- from-scratch", "- char-level"]
+    # the metadata as the Hub reads it: huggingface_hub's own parser
+    from huggingface_hub import ModelCard
+
+    assert ModelCard(card).data.to_dict() == {
+        "library_name": "pytorch", "license": "mit", "pipeline_tag": "text-generation",
+        "tags": ["transformer-playground", "text-generation", "gpt", "from-scratch", "char-level"],
+        "datasets": ["karpathy/tiny_shakespeare"]}
     assert "# tiny-bard" in body
     assert f"| Parameters | {info.num_params:,} |" in body
     assert "| Training steps | 10 (1,280 tokens seen) |" in body
@@ -53,7 +56,8 @@ def test_model_card_has_front_matter_figures_settings_and_usage(bundle_path):
     for key, value in info.model_config.items():
         assert f"| `{key}` | `{value}` |" in body
     assert "| `lr` | `0.003` |" in body
-    assert "huggingface-cli download alice/tiny-bard model.zip generate_standalone.py" in body
+    assert "hf download alice/tiny-bard model.zip generate_standalone.py --local-dir ." in body
+    assert "huggingface-cli" not in card  # huggingface_hub 1.0 removed it
     assert "python generate_standalone.py model.zip" in body
 
 
