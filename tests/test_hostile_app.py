@@ -212,3 +212,25 @@ def test_a_model_that_is_training_is_lent_to_no_other_handler():
     session.lang = "zh-CN"
     with pytest.raises(gr.Error, match="模型正在训练"):
         require_model(session, msg("look inside"))
+
+
+def test_one_client_cannot_fill_the_disk_with_uploads(monkeypatch):
+    """Before: 5 MB files without a session, as many as the client liked (200 MB in 1.6 s)."""
+    monkeypatch.setattr(guard, "UPLOAD_BYTES_PER_HOUR", 2**20)  # 1 MB an hour, for the test
+    monkeypatch.setenv("PLAYGROUND_TRUST_PROXY", "1")
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    try:
+        def upload(address):
+            return httpx.post(f"{url}gradio_api/upload", headers={"x-forwarded-for": address},
+                              files={"files": ("notes.txt", b"a" * 300_000)}, timeout=30)
+
+        answers = [upload("198.51.100.7").status_code for _ in range(5)]
+        assert answers == [200, 200, 200, 429, 429]
+        assert "uploaded 1.0 MB in the last hour" in upload("198.51.100.7").json()["detail"]
+        assert upload("203.0.113.5").status_code == 200  # another client is not held back
+        # and Gradio's deep links, which wrote the session's state to disk on every call, are closed
+        assert httpx.get(f"{url}gradio_api/deep_link", params={"session_hash": "x"},
+                         timeout=30).status_code == 404
+    finally:
+        demo.close()

@@ -10,6 +10,9 @@ as its queue holds from anyone. So, in front of it:
   the body, a file reference ``MAX_FILE_FIELD_CHARS``, any other input (a number, a choice)
   ``MAX_FIELD_CHARS``. The refusal names the input, never echoes the value, so no 10 MB choice
   reaches Gradio's error message or the log.
+* uploads count against their client address: ``UPLOAD_BYTES_PER_HOUR`` each, so one
+  client cannot fill the disk (5 MB files without a session, 200 MB in 1.6 s, before); and
+  Gradio's ``/gradio_api/deep_link``, which wrote 127 KB per call for ever, is closed.
 * ``limit_jobs`` wraps the queue's ``push``: a session may have ``JOBS_PER_SESSION`` compute
   job (training, tokenizer training, bundle loading, generation, attention, export) queued or
   running, and one client address ``JOBS_PER_CLIENT``; beyond that the join is answered 429
@@ -24,10 +27,12 @@ Non-queued routes (``/gradio_api/run/<name>``) reach no compute handler: ``launc
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import logging
 import os
+import time
 from typing import Any, Callable
 
 import gradio as gr
@@ -45,7 +50,11 @@ MAX_FIELD_CHARS = 64  # a number, a checkbox, a choice: the longest is about 25 
 COMPUTE = "compute"  # the concurrency_id every computing handler shares
 JOBS_PER_SESSION = 1
 JOBS_PER_CLIENT = 8  # a classroom behind one address still gets in; one script cannot fill 64
+UPLOAD_BYTES_PER_HOUR = 200 * 2**20  # per client address: a classroom's files, not a disk's
 GUARDED_PREFIX = "/gradio_api/"
+# Gradio's deep links write the session's whole page state to disk on every GET, never deleted,
+# and hand it to anyone with the session hash; the page has its own links (export.links)
+CLOSED_ROUTES = ("/gradio_api/deep_link",)
 CALL_ROUTES = ("queue/join", "call/", "run/", "api/")
 
 
@@ -80,15 +89,48 @@ def _language(headers) -> str:
     return pick_language(headers.get("accept-language") if headers is not None else None)
 
 
+class UploadLedger:
+    """Bytes each client address uploaded in the last hour (Gradio keeps uploads 1-2 hours).
+
+    >>> ledger = UploadLedger(limit=10)
+    >>> ledger.take("a", 6, now=0.0), ledger.take("a", 6, now=1.0), ledger.take("b", 6, now=1.0)
+    (True, False, True)
+    >>> ledger.take("a", 6, now=3601.0)  # an hour later the first upload no longer counts
+    True
+    """
+
+    def __init__(self, limit: int, window_s: float = 3600.0):
+        self.limit, self.window_s = limit, window_s
+        self.taken: dict[str, collections.deque] = {}  # address -> (time, bytes), oldest first
+
+    def take(self, address: str, size: int, now: float | None = None) -> bool:
+        """Count ``size`` bytes for ``address`` if they fit its hour's budget; whether they did."""
+        now = time.monotonic() if now is None else now
+        for key in list(self.taken):  # forget what is older than the window, for every client
+            entries = self.taken[key]
+            while entries and entries[0][0] <= now - self.window_s:
+                entries.popleft()
+            if not entries:
+                del self.taken[key]
+        past = self.taken.setdefault(address, collections.deque())
+        if sum(n for _, n in past) + size > self.limit:
+            return False
+        past.append((now, size))
+        return True
+
+
 class RequestGuard:
     """ASGI middleware: bodies and values bounded before Gradio parses them (see the module)."""
 
     def __init__(self, app, blocks: gr.Blocks):
         self.app = app
         self.blocks = blocks
+        self.uploads = UploadLedger(UPLOAD_BYTES_PER_HOUR)
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")
+        if scope["type"] == "http" and path.endswith(CLOSED_ROUTES):
+            return await self._refuse(send, 404, "Not found.", path, scope)
         if scope["type"] != "http" or scope.get("method") != "POST" or GUARDED_PREFIX not in path:
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
@@ -110,6 +152,13 @@ class RequestGuard:
                 break
         body = b"".join(chunks)
         route = path.split(GUARDED_PREFIX, 1)[1]
+        if route.startswith("upload"):
+            address = client_address(headers, (scope.get("client") or (None,))[0])
+            if not self.uploads.take(address, len(body)):
+                return await self._refuse(send, 429, t(
+                    "This network has uploaded {limit} in the last hour, as much as the page "
+                    "takes; try again later.", lang, limit=human_bytes(UPLOAD_BYTES_PER_HOUR)),
+                    path, scope)
         if route.startswith(CALL_ROUTES):
             problem = self._check_fields(route, body, lang)
             if problem:

@@ -38,6 +38,9 @@ ZH_CN: dict[str, str] = {
     "for it to finish, or press Stop, then try again.":
         "这个页面已经有一个任务在排队或运行（训练、分词器、生成……）。请等它结束，或点击“停止”，"
         "然后再试。",
+    "This network has uploaded {limit} in the last hour, as much as the page takes; try again "
+    "later.":
+        "你所在的网络在过去一小时内已上传 {limit}，达到了本页面的上限；请稍后再试。",
     "Too many jobs from your network are waiting or running ({n}). Try again when one of them "
     "has finished.":
         "来自你所在网络的任务在排队或运行的太多了（{n} 个）。请等其中一个结束后再试。",
