@@ -325,11 +325,17 @@ PRESETS: dict[str, Preset] = {
             "The fastest way to val loss 1.88 on a CPU: 320 steps of 2 layers with RoPE, "
             "squared ReLU, QK-norm and the Muon optimizer.",
             _SPEEDRUN_MODEL, _SPEEDRUN_TRAIN, expected_val_loss=1.88,
+            # written by this recipe at seed 1 (val 1.881), temperature 0.8
+            looks_like="God, may commolour, letter your eather forth be made\nAmfors of make his "
+                       "ween, and is a chard.\n\nISABELLA:\nAnd made at the for may than's for law",
         ),
         Preset(
             "tiny",
             "A very small model that trains in about a minute on a laptop CPU.",
             _TINY_MODEL, _TINY_TRAIN, expected_val_loss=2.0,
+            # written by this preset (val 1.994), temperature 0.8
+            looks_like="Them parn the wont as be the lrothere;\nHing my promin will likhtilt, lord "
+                       "the deppest he lovest\nThee a drer nond thou meme hace spess,",
         ),
         Preset(
             "nanogpt-cpu",
