@@ -186,7 +186,9 @@ EN: dict[str, str] = {
     "start_button": "Start training",
     "stop_button": "Stop",
     "download_button": "Download the trained model (.zip)",
-    "upload_bundle": "Upload a model bundle (.zip) saved by this app",
+    "upload_bundle": "Upload a model bundle (.zip) saved by this app: up to 5 MB here (a model of "
+                     "about 400,000 parameters with its optimizer state; bigger ones load with the "
+                     "command line)",
     "not_trained": "*Not trained yet.*",
     "loss_plot": "Loss (lower is better)",
     "x_axis": "x axis",
@@ -533,7 +535,8 @@ ZH_CN: dict[str, str] = {
     "start_button": "开始训练",
     "stop_button": "停止",
     "download_button": "下载训练好的模型（.zip）",
-    "upload_bundle": "上传本应用保存的模型包（.zip）",
+    "upload_bundle": "上传本应用保存的模型包（.zip）：这里最多 5 MB（约 40 万参数的模型及其优化器状态；"
+                     "更大的请用命令行加载）",
     "not_trained": "*还没有训练。*",
     "loss_plot": "损失（越低越好）",
     "x_axis": "横轴",
