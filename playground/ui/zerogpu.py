@@ -196,13 +196,15 @@ def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: 
     """One GPU call: rebuild, train for at most ``seconds``, yield records, then a ChunkState.
 
     Ends early with the trainer's own ``EndRecord`` when the run is done or ``stop_path``
-    exists. Only picklable values go in and out (ZeroGPU pickles both directions).
+    exists. Every chunk trains at least one step, even when the first evaluation alone takes
+    longer than ``seconds``: the run moves on, and the next chunk knows its speed. Only
+    picklable values go in and out (ZeroGPU pickles both directions).
     """
     model = GPT(ModelConfig.from_dict(model_config))
     model.load_state_dict(weights)
     trainer = build_trainer(model, data, TrainConfig.from_dict(train_config), tokenizer,
                             trainer_state)
-    started = time.monotonic()
+    started, first_step = time.monotonic(), trainer.step
     run = trainer.run()
     for record in run:
         yield record
@@ -210,7 +212,8 @@ def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: 
             break
         if os.path.exists(stop_path):
             trainer.stop()  # the next record is EndRecord("stopped")
-        elif (time.monotonic() - started > seconds and not _eval_due(record, trainer.config)
+        elif (time.monotonic() - started > seconds and trainer.step > first_step
+              and not _eval_due(record, trainer.config)
               and not trainer.done):  # once done, the end record comes next: no call for it
             run.close()  # between steps, no evaluation owed: the state resumes exactly
             break
@@ -312,7 +315,8 @@ class ChunkedRun:
 
     def _lost(self, error: BaseException) -> EndRecord:
         """The "stopped" end of a run whose GPU call was refused (quota) or failed."""
-        reason = str(getattr(error, "message", "") or error).strip() or type(error).__name__
+        # ZeroGPU's own sentence, inside our brackets: its full stop would end ours early
+        reason = str(getattr(error, "message", "") or error).strip().rstrip(".") or type(error).__name__
         step = f"{self.step:,}"
         if is_quota_refusal(error):
             message = msg(

@@ -26,9 +26,9 @@ SPEC = importlib.util.spec_from_file_location("fake_spaces", FAKE / "spaces.py")
 fake_spaces = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(fake_spaces)
 
-# With a chunk budget of 0 s, the first chunk holds the first evaluation alone, and each later
-# one a step (and the evaluation due after it). The first two ask for the same time: no step
-# has been done before either, so the run's speed is not known yet.
+# With a chunk budget of 0 s, every chunk trains one step (the first also the first evaluation,
+# and a chunk the evaluation due after its step). The first asks for the budget and the margin
+# of a run whose speed is not known yet; the later ones from the speed measured.
 FIRST_ASK = math.ceil(0.0 + zerogpu.FIRST_CHUNK_MARGIN)
 
 
@@ -82,22 +82,21 @@ def test_a_run_through_zerogpu_chunks_equals_a_straight_run(monkeypatch, ready):
         assert torch.equal(tensor, expected[name]), name
     steps = [r.step for r in chunked.history if isinstance(r, StepRecord)]
     assert steps == [r.step for r in straight.history if isinstance(r, StepRecord)]
-    # one call per chunk: the first two before the run's speed is known, the rest from it
-    assert quota.asked[:2] == [FIRST_ASK, FIRST_ASK]
-    assert len(quota.asked) == 1 + TINY["max_steps"]
-    assert all(zerogpu.START_SECONDS <= asked < FIRST_ASK for asked in quota.asked[2:])
+    # one call per chunk (per step here): the first before the run's speed is known
+    assert quota.asked[0] == FIRST_ASK and len(quota.asked) == TINY["max_steps"]
+    assert all(zerogpu.START_SECONDS <= asked < FIRST_ASK for asked in quota.asked[1:])
 
 
 def test_a_spent_quota_ends_the_run_stopped_with_its_download_and_it_continues_exactly(
         monkeypatch, ready):
     straight = weights(train(ready)[-1][0].trained.model)
-    # the first two chunks (FIRST_ASK each) and one more (about START_SECONDS) fit, a fourth
-    # does not, and what is left then is too little for any chunk
-    quota = on_zero_gpu(monkeypatch, seconds=2 * FIRST_ASK + 2 * zerogpu.START_SECONDS - 1)
+    # the first chunk (FIRST_ASK) and one more (about START_SECONDS) fit, a third does not,
+    # and what is left then is too little for any chunk
+    quota = on_zero_gpu(monkeypatch, seconds=FIRST_ASK + 2 * zerogpu.START_SECONDS - 1)
     updates = train(ready)
     session, _, status, _, download, _ = updates[-1]
     assert "**Stopped.**" in status and "ZeroGPU gave no more GPU time to this run" in status
-    assert "(You have exceeded your free ZeroGPU quota (" in status
+    assert "(You have exceeded your free ZeroGPU quota (" in status and "23:59:00). It" in status
     assert "It stopped at step 2 and its model is kept" in status
     assert download.visible is True and download.value["orig_name"].endswith("step2.zip")
     trained = session.trained
@@ -105,7 +104,7 @@ def test_a_spent_quota_ends_the_run_stopped_with_its_download_and_it_continues_e
     bundle = load_bundle(trained.bundle_path)
     for name, tensor in weights(trained.model).items():
         assert torch.equal(bundle.model.state_dict()[name], tensor), name
-    assert len(quota.asked) == 4  # the fourth was refused before any work, and not retried
+    assert len(quota.asked) == 3  # the third was refused before any work, and not retried
 
     quota.left = 10_000  # the next day: "Continue training" goes on as if never stopped
     resumed = train(ready, continue_training=True)[-1][0].trained
@@ -140,7 +139,7 @@ def test_a_gpu_call_that_fails_ends_the_run_stopped_with_the_last_chunks_weights
     real = zerogpu.train_chunk
 
     def lost_on_the_third(*args):
-        if len(quota.asked) == 3:  # the fourth chunk, after steps 1 and 2
+        if len(quota.asked) == 2:  # the third chunk, after steps 1 and 2
             raise gr.Error("GPU task aborted", title="ZeroGPU worker error")
         yield from real(*args)
 
