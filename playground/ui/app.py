@@ -146,7 +146,9 @@ def on_page_load(session: Session | None, request: gr.Request, settings: PageSet
     """
     session = detect_language(session, request)
     summary, preview = corpus_tab.show_corpus(session)
-    return (session, summary, preview, train_tab.describe_settings(session, *settings.as_list()),
+    # the settings line without its estimate: show_presets adds it next (it may run a probe)
+    return (session, summary, preview,
+            train_tab.describe_settings(session, *settings.as_list(), timed=False),
             train_tab.show_device(session), loss_panel.show_figure(session))
 
 
@@ -158,7 +160,7 @@ def on_language(session: Session | None, page_lang: str | None, settings: PageSe
     session = follow_page_language(session, page_lang)
     summary, preview = corpus_tab.show_corpus(session)
     return (session, session.lang, summary, preview,
-            train_tab.describe_settings(session, *settings.as_list()),
+            train_tab.describe_settings(session, *settings.as_list(), timed=False),
             train_tab.show_device(session), loss_panel.show_figure(session))
 
 
@@ -205,13 +207,15 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                            [session, corpus.summary, corpus.preview, train.summary, train.device,
                             train.plot], api_visibility="private")
         # then the preset menu with this machine's estimates (a probe, once per process)
-        loaded.then(train_tab.show_presets, [session, *train.settings], [train.preset, train.card],
+        loaded.then(train_tab.show_presets, [session, *train.settings],
+                    [train.preset, train.card, train.summary],
                     api_visibility="private", show_progress="hidden")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
         page_lang.change(on_language, [session, page_lang, *train.settings],
                          [session, switch, corpus.summary, corpus.preview, train.summary,
                           train.device, train.plot], api_visibility="private", queue=False).then(
-            train_tab.show_presets, [session, *train.settings], [train.preset, train.card],
+            train_tab.show_presets, [session, *train.settings],
+            [train.preset, train.card, train.summary],
             api_visibility="private", show_progress="hidden")
         switch.input(None, switch, switch, js=SWITCH_JS)  # in the browser only; page_lang follows
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)

@@ -124,8 +124,9 @@ def _vocab_size(session: Session) -> int:
 
 
 @takes_settings
-def describe_settings(session: Session | None, settings: PageSettings) -> str:
-    """Markdown: parameter count, memory estimate and tokens per step, or what is wrong."""
+def describe_settings(session: Session | None, settings: PageSettings, *, timed: bool = True) -> str:
+    """Markdown: the time estimate (when ``timed``: it may measure this machine's speed
+    first), parameter count, memory estimate and tokens per step, or what is wrong."""
     session = ensure(session)
     lang = session.lang
     try:
@@ -141,7 +142,8 @@ def describe_settings(session: Session | None, settings: PageSettings) -> str:
                 memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
                 tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
                 steps=f"{train_cfg.max_steps:,}")
-    said = estimate_text(model_cfg, train_cfg, lang, gpu_recipe=_gpu_recipe(settings))
+    said = estimate_text(model_cfg, train_cfg, lang, gpu_recipe=_gpu_recipe(settings)) \
+        if timed else ""
     return f"{said}  \n{summary}" if said else summary
 
 
@@ -282,12 +284,14 @@ def preset_card(name: str | None, lang: str = "en") -> str:
 
 @takes_settings
 def show_presets(session: Session | None, settings: PageSettings) -> tuple:
-    """On page load and a language change: the preset menu with this machine's estimates in
-    the visitor's language, the preset the settings match (None: one's own) and its card."""
+    """After the page loads (or its language changes): the preset menu with this machine's
+    estimates in the visitor's language, the preset the settings match (None: one's own), its
+    card, and the settings line with its estimate. Apart from the page load's own handler, so
+    the page is written at once and the estimates follow (the first measures this machine)."""
     session = ensure(session)
     name = matching_preset(settings)
     return (gr.Radio(choices=preset_choices(session.lang, _vocab_size(session)), value=name),
-            preset_card(name, session.lang))
+            preset_card(name, session.lang), describe_settings(session, *settings.as_list()))
 
 
 @takes_settings

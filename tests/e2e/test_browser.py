@@ -132,7 +132,7 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     page.get_by_label("tokens seen").first.check()
     page.wait_for_function("() => document.querySelector('#loss-plot .js-plotly-plot')"
                            ".layout.xaxis.title.text == 'tokens seen'")
-    page.screenshot(path=screenshot_dir / "3-training.png", full_page=True)
+    # (test_first_screen.py takes the screenshots of tab 3)
     page.get_by_label("steps", exact=True).first.check()
 
     # continue it as a long run: a second Start is refused, Stop ends it and keeps the model
@@ -266,6 +266,7 @@ def test_the_page_in_chinese(app_url, screenshot_dir):
     writes in Chinese too, until English is picked under Settings."""
     from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=60_000)  # as the page fixture: busy shared cores, be patient
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
                                              args=["--no-sandbox", "--disable-gpu"])

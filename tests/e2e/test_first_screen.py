@@ -68,11 +68,7 @@ def test_the_first_viewport_holds_the_presets_start_stop_plot_and_samples(browse
     assert len(labels) == len(PRESETS) and all(re.search(r"about .+ here", t) for t in labels)
     expect(page.locator("#train-estimate")).to_contain_text("on this machine")
     # a run of the quickest preset: the curve, the samples (newest first), what the loss means
-    fastest = min(PRESETS, key=lambda n: PRESETS[n].train.max_steps * PRESETS[n].model.n_layer)
-    page.locator("#preset-choice").get_by_text(fastest, exact=False).first.click()
-    page.get_by_role("button", name=EN["start_button"]).click()
-    page.wait_for_function("() => /^(Done|Problem)/.test(document.querySelector('#train-status').innerText)",
-                           timeout=600_000)
+    run_preset(page, fastest_preset())
     assert re.search(r"Finished all [\d,]+ steps\. Last validation loss [\d.]+ at step [\d,]+ "
                      r"\([\d.]+ bits per character\)\. At [\d.]+ it ", status(page))
     assert page.locator("#train-samples textarea").input_value().startswith("── step")
@@ -101,19 +97,33 @@ def test_on_a_phone_start_is_within_two_screens_and_every_tab_shows(browser, app
                     clip={"x": 0, "y": 0, "width": 390, "height": 2 * 844}, full_page=True)
 
 
+def fastest_preset() -> str:
+    return min(PRESETS, key=lambda n: PRESETS[n].train.max_steps * PRESETS[n].model.n_layer)
+
+
+def run_preset(page, name):
+    """Pick a preset, press Start and wait for the end of the run."""
+    page.locator("#preset-choice").get_by_text(name, exact=False).first.click()
+    page.get_by_role("button", name=EN["start_button"]).click()
+    page.wait_for_function("() => /^(Done|Problem)/.test(document.querySelector('#train-status').innerText)",
+                           timeout=600_000)
+
+
 def test_dark_mode_is_readable(browser, app_url, screenshot_dir):
     page = open_training(browser, app_url, 1440, 900, scheme="dark")
     assert page.evaluate("() => document.body.classList.contains('dark') || "
                          "document.documentElement.classList.contains('dark')")
-    page.wait_for_selector("#loss-plot .js-plotly-plot .main-svg")
+    run_preset(page, fastest_preset())
     colours = page.evaluate("""() => {
         const plot = document.querySelector('#loss-plot .js-plotly-plot');
-        const tick = plot.querySelector('.main-svg text');
-        return {paper: plot._fullLayout.paper_bgcolor, text: getComputedStyle(tick).fill};
+        const texts = [...plot.querySelectorAll('.main-svg .xtick text, .main-svg .legendtext')];
+        return {paper: plot._fullLayout.paper_bgcolor, texts: texts.map(t => getComputedStyle(t).fill)};
     }""")
     assert colours["paper"] == "rgba(0, 0, 0, 0)"  # the plot follows the page, no white box
-    r, g, b = map(int, re.findall(r"\d+", colours["text"])[:3])
-    assert r + g + b > 3 * 150, colours  # light words on the dark page
+    assert len(colours["texts"]) > 5  # tick labels and the legend (the reference lines too)
+    for fill in colours["texts"]:
+        r, g, b = map(int, re.findall(r"\d+", fill)[:3])
+        assert r + g + b > 3 * 150, colours  # light words on the dark page
     page.screenshot(path=screenshot_dir / "3-training-dark.png")
 
 
