@@ -254,7 +254,7 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
     counts everything a user waits for: data, model, steps and evaluations. A second,
     larger evaluation afterwards (200 batches, not timed) checks that the hit was not luck.
     """
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     tok = train_tokenizer("char", text)
     train_ids, val_ids = prepare_data(text, tok, val_fraction=train_cfg.val_fraction)
     torch.manual_seed(train_cfg.seed)
@@ -273,12 +273,12 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
             if record.val_loss <= target:
                 hit = record
                 trainer.stop()
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     check_cfg = replace(train_cfg, eval_iters=200)
     trainer.config = check_cfg  # evaluate() reads eval_iters from the config
     _, val_200 = trainer.evaluate()
     end = hit or last
-    return {"hit": hit is not None, "wall_s": wall, "step": end.step if end else 0,
+    return {"hit": hit is not None, "wall_s": wall, "cpu_s": cpu, "step": end.step if end else 0,
             "val_loss": end.val_loss if end else math.nan, "val_loss_200": val_200,
             "trainer_elapsed_s": end.elapsed if end else math.nan,
             "train_s_per_step": median(step_times) if step_times else math.nan}
