@@ -384,8 +384,10 @@ class _Progress:
     def update(self, record) -> None:
         self.bar.update(record.step - self.bar.n)
         if record.step % 10 == 0 or record.step == self.bar.total:
-            self.bar.set_postfix_str(f"loss {record.loss:.4f}, {record.tokens_per_s:,.0f} tok/s",
-                                     refresh=False)
+            # the gradient norm before clipping: a spike often comes just before the loss jumps
+            norm = "" if record.grad_norm is None else f", grad norm {record.grad_norm:.3g}"
+            self.bar.set_postfix_str(f"loss {record.loss:.4f}{norm}, "
+                                     f"{record.tokens_per_s:,.0f} tok/s", refresh=False)
 
     def write(self, text: str) -> None:
         self.bar.write(text, file=sys.stdout)

@@ -185,3 +185,17 @@ def test_a_nan_ends_the_run_with_status_1_and_still_saves_the_last_good_weights(
     assert status == 1 and "nan: The loss became nan at step 4" in err
     assert last_json(out)["reason"] == "nan" and last_json(out)["step"] == 3
     assert load_bundle(bundle).trainer_state["step"] == 3
+
+
+def test_the_progress_bar_shows_the_gradient_norm_when_the_step_measured_one():
+    from types import SimpleNamespace
+
+    from playground.cli import _Progress
+    from playground.train import StepRecord
+
+    progress = _Progress(SimpleNamespace(config=SimpleNamespace(max_steps=20), step=0))
+    progress.update(StepRecord(10, 640, 2.5, 1e-3, 900.0, 1.0, grad_norm=0.7312))
+    assert progress.bar.postfix == "loss 2.5000, grad norm 0.731, 900 tok/s"
+    progress.update(StepRecord(20, 1280, 2.4, 1e-3, 900.0, 2.0))  # an older history's record
+    assert progress.bar.postfix == "loss 2.4000, 900 tok/s"
+    progress.bar.close()
