@@ -88,6 +88,46 @@ def test_ordinary_noise_is_not_a_spike():
     assert "spike" not in kinds(steps(healthy_losses(400) + np.random.default_rng(1).normal(0, 0.1, 400)))
 
 
+def with_norms(history, norms):
+    """The step records of ``history`` carrying these gradient norms (None: not measured)."""
+    return [StepRecord(r.step, r.tokens, r.loss, r.lr, r.tokens_per_s, r.elapsed, norm)
+            for r, norm in zip(history, norms)]
+
+
+def healthy_norms(n=300, seed=0):
+    """Norms that fall fast over the first steps, then wander within 30% of 0.4."""
+    rng = np.random.default_rng(seed)
+    s = np.arange(1, n + 1)
+    return 0.4 + 3.0 * np.exp(-s / 10) + rng.uniform(-0.12, 0.12, n)
+
+
+def test_a_gradient_norm_spike_names_its_step_the_norm_and_the_recent_median():
+    norms = healthy_norms()
+    norms[250] = 6.0  # far above the ~0.4 before it; the loss stays as it was
+    history = with_norms(steps(healthy_losses(300)), norms)
+    cfg = TrainConfig(max_steps=1000, warmup_steps=100, grad_clip=0.0)
+    (note,) = notes(history, config=cfg)
+    median = float(np.median(norms[200:250]))
+    assert note.kind == "grad_spike"
+    assert note.values == {"step": "251", "norm": "6", "median": f"{median:.3g}",
+                           "ratio": f"{6.0 / median:.0f}"}
+    assert note.seen.startswith("At step 251 the gradient norm jumped to 6, ")
+    assert note.tips == ("coach_tip_lower_lr", "coach_tip_grad_clip")
+    # with clipping on, the note says the step was held to grad_clip
+    (clipped,) = notes(history, config=CFG)
+    assert "Clipping held that step to 1" in clipped.seen and clipped.values["clip"] == "1"
+    assert "裁剪把这一步限制在了 1" in notes(history, config=CFG, lang="zh-CN")[0].seen
+
+
+def test_falling_or_missing_gradient_norms_are_no_spike():
+    history = steps(healthy_losses(300))
+    assert notes(with_norms(history, healthy_norms())) == []  # the fall is in the warmup
+    assert notes(with_norms(history, [None] * 300)) == []  # histories saved before grad_norm
+    early = healthy_norms()
+    early[30] = 6.0  # inside the warmup (50 steps): the norm is still settling there
+    assert notes(with_norms(history, early)) == []
+
+
 def test_a_loss_that_climbs_after_the_warmup_is_rising():
     down = np.linspace(3.0, 2.0, 150)
     up = np.linspace(2.0, 2.8, 150)
