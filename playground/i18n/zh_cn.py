@@ -640,6 +640,10 @@ ZH_CN: dict[str, str] = {
     "followed": "实际的",
     "tokens per second": "每秒词元数",
     "tokens/s": "词元/秒",
+    # what the model learned over time (playground.insight.timeline)
+    "Step": "步数",
+    "Validation loss": "验证损失",
+    "What it wrote": "它写出的文字",
     # --- figures (playground.plots) -------------------------------------------------------------
     "train": "训练",
     "loss (cross-entropy, nats)": "损失（交叉熵，奈特）",
@@ -684,6 +688,16 @@ ZH_CN: dict[str, str] = {
     "At step {step} the training loss jumped to {loss}, far above the {median} it had just been "
     "at.":
         "第 {step} 步时训练损失跳到了 {loss}，远高于刚才的 {median}。",
+    "At step {step} the gradient norm jumped to {norm}, {ratio} times the {median} of the steps "
+    "just before: one batch pulled hard on the weights. Clipping held that step to {clip}, but "
+    "such spikes often come just before the loss jumps.":
+        "第 {step} 步时梯度范数跳到了 {norm}，是之前那些步的 {median} 的 {ratio} 倍：一个批次"
+        "猛地拉动了权重。裁剪把这一步限制在了 {clip}，但这样的尖峰常常出现在损失跳升之前。",
+    "At step {step} the gradient norm jumped to {norm}, {ratio} times the {median} of the steps "
+    "just before: one batch pulled hard on the weights, and such spikes often come just before "
+    "the loss jumps.":
+        "第 {step} 步时梯度范数跳到了 {norm}，是之前那些步的 {median} 的 {ratio} 倍：一个批次"
+        "猛地拉动了权重，这样的尖峰常常出现在损失跳升之前。",
     "The training loss is going up: {recent} over the last {window} steps, against {earlier} "
     "before.":
         "训练损失在上升：最近 {window} 步为 {recent}，之前为 {earlier}。",
