@@ -318,7 +318,10 @@ PRESETS: dict[str, Preset] = {
             # GELU without QK-norm: as good as ReLU2 with it at 1400 steps, and cheaper per step
             dataclasses.replace(_SPEEDRUN_MODEL, n_layer=3, activation="gelu", qk_norm=False),
             dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1400, eval_interval=200, eval_iters=20),
-            expected_val_loss=1.60,
+            expected_val_loss=1.61,  # 1.599 and 1.611 in two runs; 1.617 and 1.622 on 200 batches
+            # written by this preset (val 1.611), temperature 0.8
+            looks_like="Things and that Ramaids at did my Richard.\n\nSICINIUS:\nI do give me, how "
+                       "for you.\n\nPOMPEY:\nHe shoulder give you death themselves speak.",
         ),
         Preset(
             "cpu-speedrun",
