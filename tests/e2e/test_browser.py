@@ -212,8 +212,8 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     open_tab(page, "4 · Generate")
     page.get_by_label("Prompt").fill("床前")
     page.get_by_role("button", name="Generate").click()
-    expect(output).to_have_value(re.compile(r"^床前.{20,}", re.S), timeout=60_000)
-    assert set(output.input_value()) <= set(POEM)
+    expect(output).to_have_text(re.compile(r"^床前.{20,}", re.S), timeout=60_000)
+    assert set(output.inner_text()) <= set(POEM)
 
 
 def test_a_shared_link_restores_the_settings_and_the_merge_viewer(page, app_url, screenshot_dir):
