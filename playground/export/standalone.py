@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import struct
 import sys
 import unicodedata
@@ -432,7 +433,10 @@ def generate(model, tokenizer, prompt="", max_new_tokens=200, temperature=1.0, t
     device = next(model.parameters()).device
     block_size = model.config.block_size
     keep = block_size - max(1, block_size // 4)
-    generator = torch.Generator().manual_seed(seed) if seed is not None else None
+    # no seed: a fresh draw from the OS (torch's own generator starts from the same seed in
+    # every new process, so each run of this script would write the same "random" text)
+    generator = torch.Generator().manual_seed(
+        seed if seed is not None else int.from_bytes(os.urandom(8), "little") >> 1)
     ids = prompt_ids(tokenizer, prompt)
     start = max(0, len(ids) - block_size)  # a long prompt is cropped to the context
     generated, emitted = [], ""
