@@ -139,8 +139,11 @@ def vector_figure(fp: ForwardPass, position: int, lang: str = "en") -> go.Figure
         hovertemplate=t("number {dimension}: {value}", lang, dimension="%{x}",
                         value="%{z:.3f}") + "<extra></extra>",
         colorbar=dict(thickness=10)))
+    # Gradio's Plot raises a titled figure's top margin to 100 px when it shows its label: at
+    # 90 + 36 px a one-strip figure (RoPE, no position added) had no room left and Plotly drew
+    # nothing ("Something went wrong with axis scaling")
     fig.update_layout(
-        template=TEMPLATE, height=90 + 36 * len(rows), margin=dict(l=130, r=10, t=36, b=30),
+        template=TEMPLATE, height=140 + 36 * len(rows), margin=dict(l=130, r=10, t=36, b=30),
         title=dict(text=t("“{token}”: {n} numbers", lang, token=display_token(fp.tokens[p], 16),
                           n=z.shape[1]), font=dict(size=13)),
         yaxis=dict(tickmode="array", tickvals=list(range(len(rows))), ticktext=names,
