@@ -63,15 +63,16 @@ def timeline_html(rows: list[SampleRow], lang: str = "en") -> str:
     """
     cell = "padding:8px 10px; border-bottom:1px solid var(--border-color-primary, #d1d5db);"
     number = f"{cell} text-align:right; white-space:nowrap; vertical-align:top;"
-    head = (f'<th style="{cell} text-align:left;">{t("Step", lang)}</th>'
-            f'<th style="{cell} text-align:left;">{t("Validation loss", lang)}</th>'
+    head = (f'<th style="{cell} text-align:left; white-space:nowrap;">{t("Step", lang)}</th>'
+            f'<th style="{cell} text-align:left; white-space:nowrap;">'
+            f'{t("Validation loss", lang)}</th>'
             f'<th style="{cell} text-align:left; width:100%;">{t("What it wrote", lang)}</th>')
     body = "".join(
         f'<tr class="timeline-row" data-step="{row.step}">'
         f'<td style="{number}">{row.step:,}</td>'
         f'<td style="{number}">{_loss(row.val_loss)}</td>'
         f'<td style="{cell} vertical-align:top;"><div style="white-space:pre-wrap; '
-        f'overflow-wrap:anywhere; min-width:16ch;">{html.escape(row.sample)}</div></td></tr>'
+        f'overflow-wrap:anywhere; min-width:10ch;">{html.escape(row.sample)}</div></td></tr>'
         for row in rows)
     return (f'<div class="sample-timeline" style="overflow-x:auto; max-width:100%;">'
             f'<table style="border-collapse:collapse; width:100%; font-family:{MONO}; '

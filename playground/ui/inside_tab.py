@@ -1,4 +1,5 @@
-"""Tab 5b, Inside the model: the model's diagram, one forward pass step by step, where the
+"""Tab 5b, Inside the model: the model's diagram, one forward pass step by step, training
+step by step (Step ×1 / ×10 / ×100), the samples of each evaluation side by side, where the
 model is surprised, and the map of its token embeddings.
 
 The diagram follows the training tab's settings as they change, before anything is trained
@@ -8,28 +9,39 @@ and keep what they computed in this tab's own state (``InsideView``), so choosin
 position or moving the temperature only redraws. A view made with an earlier model is
 dropped when a new run starts or a bundle is uploaded. Problems are said in a line of the
 view (no error pill): no model yet, a run going, a text the tokenizer cannot read.
+
+Stepping (``step_model``) trains the session's model a few more steps through the path
+"Continue training" takes (``train_tab._plan``: ``prepare_run`` with the trainer state, then
+``Trainer.run(max_steps=k)``), or starts a model from the training tab's settings when the
+session has none; so steps taken 1 + 10 + 100 at a time give the very weights of a straight
+run of 111. After each press it runs the model again on the prompt and writes a sample with
+a fixed seed, so between two presses only the weights change.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import time
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
 
-from playground.config import SAMPLE_RANGES, ConfigError
-from playground.i18n import error_text, localize, msg, t
+from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
+from playground.generate import generate_text
+from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.insight.diagram import diagram_html
 from playground.insight.embedding_map import (EmbeddingMap, describe_map, embedding_figure,
                                               embedding_map, token_counts)
 from playground.insight.lens import (ForwardPass, attention_row_figure, distribution_figure,
                                      forward_pass, lens_figure, shaped_probs, vector_figure)
 from playground.insight.surprise import Surprise, most_surprising, surprise, surprise_html
+from playground.insight.timeline import sample_rows, timeline_html
 from playground.plots import display_token
-from playground.train import EvalRecord
+from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
+from playground.ui import loss_panel, train_tab, zerogpu
 from playground.ui.lang import tr
 from playground.ui.session import Session, TrainedModel, ensure
 from playground.ui.settings import PageSettings, takes_settings
@@ -39,6 +51,10 @@ log = logging.getLogger("playground.ui")
 MAX_PROMPT_TOKENS = 64  # the forward pass: a prompt whose attention row still reads
 SURPRISE_CHARS = 600  # the validation text offered for the surprise view
 DEFAULT_VOCAB = 65  # the diagram's vocabulary before any tokenizer (as the training tab's)
+STEP_SIZES = (1, 10, 100)  # the stepping buttons: steps trained per press
+STEP_SAMPLE_TOKENS = 120  # the sample written after each press ...
+STEP_SAMPLE_SEED = 1  # ... always with this seed, so two presses' samples differ by the weights
+STEP_PUSHES_PER_S = 4  # status updates a second while a press trains
 
 
 @dataclass
@@ -281,6 +297,176 @@ def run_embedding_map(session: Session | None, view: InsideView | None):
             describe_map(emap, vocab, view.counted, session.lang))
 
 
+# --- what the model learned over time -------------------------------------------------------
+
+def show_timeline(trained: TrainedModel | None, lang: str) -> str:
+    """The samples of every evaluation side by side (HTML), or the line saying why none."""
+    if trained is None:
+        return "<p>" + localize(msg("There is no model to {action} yet. Train one on the 'Model "
+                                    "& training' tab (or upload a bundle there) first.",
+                                    action=msg("look inside")), lang) + "</p>"
+    rows = sample_rows(trained.history)
+    if rows:
+        return timeline_html(rows, lang)
+    if not trained.train_config.sample_tokens:
+        return "<p>" + t("This model's run writes no samples: set the sample length "
+                         "(sample_tokens, under Advanced on the training tab) above 0, and each "
+                         "evaluation adds a row here.", lang) + "</p>"
+    return "<p>" + t("No evaluation has written a sample yet: each evaluation (every {interval} "
+                     "steps) adds a row here.", lang,
+                     interval=f"{trained.train_config.eval_interval:,}") + "</p>"
+
+
+# --- step by step -----------------------------------------------------------------------------
+
+def steps_line(session: Session) -> str:
+    """Where the session's model is: its step of max_steps, or what Step ×1 would start."""
+    trained, lang = session.trained, session.lang
+    if trained is None:
+        return t("No model yet: Step ×1 starts one with the training tab's settings (its first "
+                 "press also measures the loss before any training).", lang)
+    state = trained.trainer_state
+    return t("**Step {step}** of {max_steps}: each press trains that many more steps.", lang,
+             step=f"{int(state['step']) if state else 0:,}",
+             max_steps=f"{trained.train_config.max_steps:,}")
+
+
+def _stepping_line(rec: StepRecord, start: int, steps: int, max_steps: int, lang: str) -> str:
+    return t("**Stepping:** step {step} of {max_steps} ({done} / {steps} of this press) · "
+             "training loss {loss}", lang, step=f"{rec.step:,}", max_steps=f"{max_steps:,}",
+             done=f"{rec.step - start:,}", steps=f"{steps:,}", loss=f"{rec.loss:.3f}")
+
+
+def _stepped_line(trainer, start: int, seconds: float, last: StepRecord | None,
+                  end: EndRecord | None, lang: str) -> str:
+    """The status after a press: the step reached, how long it took, the latest losses (of
+    ``last``, the press's last step, and of the run's last evaluation), and how the press
+    ended when that was not as asked (stopped, NaN, out of memory)."""
+    if end is not None and end.reason != "done":
+        head = t("Stopped.", lang) if end.reason == "stopped" else t("Problem:", lang)
+        return f"**{head}** " + localize(end.message, lang)
+    evals = [r for r in trainer.history if isinstance(r, EvalRecord)]
+    chinese = normalize_language(lang) == "zh-CN"  # Chinese puts no space after 。
+    line = t("**Step {step}** of {max_steps}: {done} more in {seconds} s.", lang,
+             step=f"{trainer.step:,}", max_steps=f"{trainer.config.max_steps:,}",
+             done=f"{trainer.step - start:,}", seconds=f"{seconds:.1f}")
+    said = []
+    if last is not None:
+        said.append(t("Training loss {loss}.", lang, loss=f"{last.loss:.3f}"))
+    if evals:
+        said.append(t("Validation loss {val_loss} at step {eval_step}.", lang,
+                      val_loss=f"{evals[-1].val_loss:.3f}", eval_step=f"{evals[-1].step:,}"))
+    if trainer.done:
+        said.append(t("That was the last of its {max_steps} steps: raise max_steps on the "
+                      "training tab to step further.", lang,
+                      max_steps=f"{trainer.config.max_steps:,}"))
+    gap = "" if chinese else " "
+    return gap.join([line, *said])
+
+
+def _after_press(session: Session, view: InsideView, prompt: str, sampling) -> tuple:
+    """The views a press refreshes: (view, prompt, position, sample, summary, vectors,
+    attention, lens, distribution), from one forward pass and one seeded sample."""
+    trained = session.trained
+    text = prompt if prompt and prompt.strip() else default_prompt(session)
+    fp = forward_pass(trained.model, trained.tokenizer, text, max_tokens=MAX_PROMPT_TOKENS)
+    temperature, top_k, top_p = sampling
+    written = generate_text(trained.model, trained.tokenizer, text, SampleConfig(
+        max_new_tokens=STEP_SAMPLE_TOKENS, temperature=temperature, top_k=top_k, top_p=top_p,
+        seed=STEP_SAMPLE_SEED))
+    view.model, view.forward = weakref.ref(trained), fp
+    last = len(fp.tokens) - 1
+    return (view, text, gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1,
+                                  interactive=last > 0), text + written,
+            _forward_summary(fp, last, trained.tokenizer, session.lang),
+            *_forward_figures(fp, last, trained.tokenizer, session.lang, sampling))
+
+
+@takes_settings
+def step_model(session: Session | None, view: InsideView | None, steps: int, prompt: str,
+               temperature: float, top_k: float, top_p: float, settings: PageSettings):
+    """Train ``steps`` more steps, then look again. Streams (view, prompt, position, status,
+    sample, summary, vectors, attention, lens, distribution, timeline, and the surprise and
+    map views, cleared: they show the weights before the press); while it trains only the
+    status changes. Stop (here or on the training tab) ends a press early."""
+    session = ensure(session)
+    lang = session.lang
+    skip = (gr.skip(),) * 5  # the forward pass's summary and figures
+    cleared = ("", "", None, "")  # surprise view and summary, map and caption
+
+    def status_only(line: str) -> tuple:
+        return (view, gr.skip(), gr.skip(), line, gr.skip(), *skip, gr.skip(), *(gr.skip(),) * 4)
+
+    if session.run.running or session.run.pending:
+        yield status_only(t("A training run is going: wait for it to end (or press Stop on the "
+                            "training tab), then step.", lang))
+        return
+    steps = min(max(int(steps or 1), 1), max(STEP_SIZES))  # an API caller may send anything
+    try:
+        # the session's model goes on exactly as "Continue training" takes it further; without
+        # one, a new model from the training tab's settings
+        plan = train_tab._plan(session, session.trained is not None, settings)
+        # on ZeroGPU a GPU exists only inside a chunk: a few steps are quicker on the CPU
+        trainer = plan.trainer(device="cpu" if zerogpu.ON_ZERO_GPU else None)
+    except gr.Error as error:
+        yield status_only(f"**{t('Cannot do that yet', lang)}:** {error.message}")
+        return
+    except Exception as error:  # noqa: BLE001 (said in the status line, never a pill)
+        yield status_only(_problem(error, lang))
+        return
+    continued = session.trained is not None and session.trained.model is plan.model
+    trained = session.trained = TrainedModel(
+        plan.model, plan.tokenizer, plan.model_config, plan.train_config, list(trainer.history),
+        plan.trainer_state, corpus=plan.corpus)
+    if not continued:  # a new model: the loss plot's reference lines are for its text
+        loss_panel.begin(session, plan.corpus, plan.tokenizer, plan.data.train_ids,
+                         plan.model_config.vocab_size)
+    session.attention = None
+    session.run.running, session.run.stop = True, trainer.stop
+    view = _current(view, session)
+    start, started, last_push, last, end = trainer.step, time.monotonic(), 0.0, None, None
+    try:
+        for rec in trainer.run(max_steps=steps, eval_progress=True):
+            if session.run.released:  # the tab closed: end, keep nothing
+                return
+            if session.run.stop_requested:
+                trainer.stop()
+                session.run.stop_requested = False
+            if isinstance(rec, EvalProgress):
+                line = train_tab.eval_line(rec, None, lang)
+            else:
+                trained.history.append(rec)  # the health plots read the records as they come
+                if isinstance(rec, EndRecord):
+                    end = rec
+                    continue
+                if not isinstance(rec, StepRecord):
+                    continue
+                last = rec
+                line = _stepping_line(rec, start, steps, trainer.config.max_steps, lang)
+            if time.monotonic() - last_push >= 1 / STEP_PUSHES_PER_S:
+                last_push = time.monotonic()
+                yield status_only(line)
+        trained.history, trained.trainer_state = list(trainer.history), trainer.state_dict()
+        status = _stepped_line(trainer, start, time.monotonic() - started, last, end, lang)
+        try:
+            train_tab._save_bundle(trained, session.workdir())  # Export offers this model
+        except ValueError as error:  # a full disk: the model is still here, the file is not
+            status += "  \n" + _problem(error, lang)
+    finally:
+        if not session.run.released:
+            trained.history, trained.trainer_state = list(trainer.history), trainer.state_dict()
+        session.run.running = session.run.stop_requested = False
+        session.run.stop = None
+    try:
+        view, text, position, sample, *forward = _after_press(
+            session, view, prompt, _sampling(temperature, top_k, top_p))
+    except Exception as error:  # noqa: BLE001 (a prompt the tokenizer cannot read, say)
+        yield (view, gr.skip(), gr.skip(), status + "  \n" + _problem(error, lang), gr.skip(),
+               *skip, show_timeline(trained, lang), *cleared)
+        return
+    yield (view, text, position, status, sample, *forward, show_timeline(trained, lang), *cleared)
+
+
 # --- opening the tab --------------------------------------------------------------------------
 
 @takes_settings
@@ -289,7 +475,7 @@ def on_open(session: Session | None, view: InsideView | None, prompt: str, text:
             settings: PageSettings):
     """The tab was opened: the diagram of the settings, the default texts where empty, and
     the views already computed drawn again in the page's language (or cleared when the model
-    has changed since). Outputs as ``INSIDE_OUTPUTS``."""
+    has changed since), the model's step and the samples of its evaluations."""
     session = ensure(session)
     fresh = _current(view, session)
     stale = view is not None and view.model is not None and fresh is not view
@@ -316,7 +502,7 @@ def on_open(session: Session | None, view: InsideView | None, prompt: str, text:
     else:
         mapped = (None, "") if stale else (gr.skip(), gr.skip())
     return (fresh, show_diagram(session, *settings.as_list()), prompt, text, *forward,
-            *surprised, *mapped)
+            *surprised, *mapped, steps_line(session), show_timeline(session.trained, lang))
 
 
 @dataclass
@@ -342,6 +528,16 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
                                 info=tr("inside_prompt_info"), elem_id="inside-prompt")
             run = gr.Button(tr("inside_forward_button"), variant="primary", scale=1,
                             min_width=160, elem_id="inside-forward-run")
+        gr.Markdown(tr("inside_step_intro"))
+        with gr.Row(equal_height=False, elem_id="inside-step-row"):
+            step_buttons = [gr.Button(tr(f"inside_step_{k}"), min_width=90,
+                                      elem_id=f"inside-step-{k}") for k in STEP_SIZES]
+            step_stop = gr.Button(tr("stop_button"), variant="stop", min_width=80,
+                                  elem_id="inside-step-stop")
+        step_status = gr.Markdown(elem_id="inside-step-status")
+        step_sample = gr.Textbox(label=tr("inside_step_sample"), info=tr("inside_step_sample_info"),
+                                 lines=3, max_lines=8, interactive=False, autoscroll=False,
+                                 elem_id="inside-step-sample", elem_classes=["mono"])
         position = gr.Slider(0, 1, value=0, step=1, label=tr("inside_position"),
                              info=tr("inside_position_info"), interactive=False,
                              elem_id="inside-position")
@@ -360,6 +556,10 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
                               label=tr("top_p"), info=tr("inside_top_p_info"))
         sampling_line = gr.Markdown(elem_id="inside-sampling-line")
         distribution = gr.Plot(label=tr("inside_distribution"), elem_id="inside-distribution")
+
+    with gr.Accordion(tr("inside_timeline_title"), open=True):
+        gr.Markdown(tr("inside_timeline_intro"))
+        timeline = gr.HTML(elem_id="inside-timeline")
 
     with gr.Accordion(tr("inside_surprise_title"), open=True):
         gr.Markdown(tr("inside_surprise_intro"))
@@ -385,7 +585,8 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
           trigger_mode="always_last", **redraw)
     tab.select(on_open, [session, view, prompt, text, position, *sampling, *settings],
                [view, diagram, prompt, text, forward_summary, vectors, attention, lens,
-                distribution, surprise_view, surprise_summary, embedding, map_caption], **redraw)
+                distribution, surprise_view, surprise_summary, embedding, map_caption,
+                step_status, timeline], **redraw)
     gr.on([run.click, prompt.submit], run_forward, [session, view, prompt, *sampling],
           [view, prompt, position, forward_summary, vectors, attention, lens, distribution],
           show_progress_on=[forward_summary], api_name="inside_forward", **compute)
@@ -398,6 +599,15 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
                           [view, text, surprise_view, surprise_summary],
                           show_progress_on=[surprise_summary], api_name="inside_surprise",
                           **compute)
+    stepped = [view, prompt, position, step_status, step_sample, forward_summary, vectors,
+               attention, lens, distribution, timeline, surprise_view, surprise_summary,
+               embedding, map_caption]
+    for k, button in zip(STEP_SIZES, step_buttons):
+        button.click(step_model, [session, view, gr.State(k), prompt, *sampling, *settings],
+                     stepped, show_progress_on=[step_status], api_name=f"inside_step_{k}",
+                     **compute)
+    step_stop.click(train_tab.stop_training, session, None, concurrency_limit=None,
+                    api_visibility="private", show_progress="hidden")
     map_button.click(run_embedding_map, [session, view], [view, embedding, map_caption],
                      show_progress_on=[map_caption], api_name="inside_embedding_map", **compute)
     return InsideTab(diagram=diagram)

@@ -267,6 +267,17 @@ EN: dict[str, str] = {
     "inside_prompt": "Prompt",
     "inside_prompt_info": "At most 64 tokens. Enter runs the model.",
     "inside_forward_button": "Run the model on it",
+    "inside_step_intro": "**Step by step.** Train the model 1, 10 or 100 more steps, then see what "
+                         "changed: the views below run again on the prompt, and the model writes "
+                         "from it (always with the same seed, so only the weights differ between "
+                         "two presses). Without a model, the first press starts one with the "
+                         "training tab's settings; after a run or an upload it goes on exactly "
+                         "where that one stopped, as 'Continue training' does.",
+    "inside_step_1": "Step ×1",
+    "inside_step_10": "Step ×10",
+    "inside_step_100": "Step ×100",
+    "inside_step_sample": "What it writes now",
+    "inside_step_sample_info": "The prompt, then the model's words after the last press.",
     "inside_position": "Position",
     "inside_position_info": "Which token to follow (0 is the first); the model predicts the "
                             "token after it.",
@@ -280,6 +291,11 @@ EN: dict[str, str] = {
     "inside_top_k_info": "Keep only the k likeliest tokens (0: off).",
     "inside_top_p_info": "Keep the likeliest tokens that hold this much probability (1: off).",
     "inside_distribution": "The next token: the model's chances and what sampling draws from",
+    "inside_timeline_title": "What the model learned over time",
+    "inside_timeline_intro": "At every evaluation the run writes a sample from the same start "
+                             "with the same seed, so the rows differ only by what the model "
+                             "had learned by then: read them from the top, next to the "
+                             "validation loss each one was written at.",
     "inside_surprise_title": "Where the model is surprised",
     "inside_surprise_intro": "Each token coloured by the model's surprise at it: the loss −log p "
                              "of the token that really came next. Green: it was sure; red: it "
@@ -603,6 +619,15 @@ ZH_CN: dict[str, str] = {
     "inside_prompt": "提示",
     "inside_prompt_info": "最多 64 个词元。按回车运行模型。",
     "inside_forward_button": "用它运行模型",
+    "inside_step_intro": "**一步一步地训练。** 让模型再训练 1、10 或 100 步，然后看看有什么变化：下面的"
+                         "视图会在提示上重新运行，模型也会接着提示写下去（种子总是相同，所以两次按下之间"
+                         "只有权重不同）。还没有模型时，第一次按下会用训练标签页的设置新建一个；训练或上传"
+                         "之后，它会像“继续训练当前模型”一样，从上次停下的地方接着训练。",
+    "inside_step_1": "训练 ×1 步",
+    "inside_step_10": "训练 ×10 步",
+    "inside_step_100": "训练 ×100 步",
+    "inside_step_sample": "它现在写出的文字",
+    "inside_step_sample_info": "先是提示，然后是模型在最近一次按下之后写出的文字。",
     "inside_position": "位置",
     "inside_position_info": "跟随哪个词元（0 是第一个）；模型预测它后面的那个词元。",
     "inside_vectors": "词元的向量",
@@ -614,6 +639,9 @@ ZH_CN: dict[str, str] = {
     "inside_top_k_info": "只保留最可能的 k 个词元（0：关闭）。",
     "inside_top_p_info": "保留概率合计达到这个值的最可能的词元（1：关闭）。",
     "inside_distribution": "下一个词元：模型给的概率，以及采样实际抽取的分布",
+    "inside_timeline_title": "模型随时间学到了什么",
+    "inside_timeline_intro": "每次评估时，运行都会从同样的开头、用同样的种子写一段样本，所以各行之间"
+                             "只差在模型那时学到了多少：从上往下读，旁边是写下每一行时的验证损失。",
     "inside_surprise_title": "模型在哪里感到意外",
     "inside_surprise_intro": "每个词元按模型对它的意外程度着色：即真正出现的下一个词元的损失 −log p。"
                              "绿色：模型很有把握；红色：它预期的是别的。把鼠标悬停在词元上，可以看到它的"

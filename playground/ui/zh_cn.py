@@ -172,6 +172,31 @@ ZH_CN: dict[str, str] = {
         "最近一次评估的验证损失是 {val_loss}（第 {step} 步），算在验证文本的其他窗口上。",
     "“{token}” ({loss}, it expected “{guess}”)": "“{token}”（{loss}，它预期的是“{guess}”）",
     "Most surprising: {tokens}.": "最意外的：{tokens}。",
+    # step by step, and the samples of each evaluation
+    "This model's run writes no samples: set the sample length (sample_tokens, under Advanced on "
+    "the training tab) above 0, and each evaluation adds a row here.":
+        "这个模型的运行不写样本：把样本长度（训练标签页“高级”里的 sample_tokens）设为大于 0，"
+        "每次评估就会在这里添上一行。",
+    "No evaluation has written a sample yet: each evaluation (every {interval} steps) adds a row "
+    "here.":
+        "还没有哪次评估写出样本：每次评估（每 {interval} 步一次）都会在这里添上一行。",
+    "No model yet: Step ×1 starts one with the training tab's settings (its first press also "
+    "measures the loss before any training).":
+        "还没有模型：“训练 ×1 步”会用训练标签页的设置新建一个（第一次按下时还会先测量训练之前的损失）。",
+    "**Step {step}** of {max_steps}: each press trains that many more steps.":
+        "**第 {step} 步**，共 {max_steps} 步：每按一次，就再训练那么多步。",
+    "**Stepping:** step {step} of {max_steps} ({done} / {steps} of this press) · training loss "
+    "{loss}":
+        "**正在逐步训练：** 第 {step} 步，共 {max_steps} 步（这一次 {done} / {steps}）· 训练损失 {loss}",
+    "**Step {step}** of {max_steps}: {done} more in {seconds} s.":
+        "**第 {step} 步**，共 {max_steps} 步：{seconds} 秒里多训练了 {done} 步。",
+    "Training loss {loss}.": "训练损失 {loss}。",
+    "Validation loss {val_loss} at step {eval_step}.": "第 {eval_step} 步的验证损失为 {val_loss}。",
+    "That was the last of its {max_steps} steps: raise max_steps on the training tab to step "
+    "further.":
+        "这是它 {max_steps} 步中的最后一步：在训练标签页上调高 max_steps，才能继续逐步训练。",
+    "A training run is going: wait for it to end (or press Stop on the training tab), then step.":
+        "有一次训练正在进行：等它结束（或在训练标签页上按停止）之后再逐步训练。",
     # --- 6 · compare runs -------------------------------------------------------------------------
     "setting": "设置",
     "final validation loss": "最终验证损失",
