@@ -146,7 +146,10 @@ def test_the_health_plots_plan_before_start_and_follow_the_run(trained):
     assert health_panel.on_change(trained, state, *settings())[1:] == (gr.skip(), gr.skip())
 
 
-def test_the_session_model_holds_the_live_records_while_a_run_goes(tiny_text):
+def test_the_session_model_holds_the_live_records_while_a_run_goes(tiny_text, monkeypatch):
+    # a push after every record: a tiny run ends within the 0.25 s between two pushes
+    monkeypatch.setattr(train_tab, "PUSHES_PER_S", 10**6)
+    monkeypatch.setattr(train_tab, "next_push_interval", lambda build_seconds: 0.0)
     session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
     seen = [len(session.trained.history)
             for _ in train_tab.train_model(session, False, *settings(max_steps=TINY["max_steps"]))]
