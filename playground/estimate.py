@@ -226,19 +226,12 @@ def _matmul_shape(model: ModelConfig, train: TrainConfig) -> tuple[int, int]:
 @functools.lru_cache(maxsize=64)
 def matmul_rate(device: str, dtype: str, rows: int, width: int) -> float:
     """FLOP/s of one (rows, width) @ (width, 4 width) matmul here: the fastest of a few."""
-    from playground.runtime.device import DTYPE_BY_NAME, _synchronize
+    from playground.runtime.device import DTYPE_BY_NAME, matmul_times
 
     place, number = torch.device(device), DTYPE_BY_NAME[dtype]
     a = torch.randn(rows, width, device=place).to(number)
     b = torch.randn(width, 4 * width, device=place).to(number)
-    times = []
-    for i in range(MATMUL_REPS + 1):
-        _synchronize(place)
-        start = time.perf_counter()
-        a @ b
-        _synchronize(place)
-        if i:  # the first pays for allocation and kernel selection
-            times.append(time.perf_counter() - start)
+    times = matmul_times(a, b, MATMUL_REPS, place)
     # the fastest: what the machine can do, undisturbed by other processes' bursts (the step
     # probes measure how busy it is; this only compares matrix sizes)
     return 2.0 * rows * width * 4 * width / max(min(times), 1e-9)

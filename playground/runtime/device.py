@@ -192,6 +192,11 @@ def _median_matmul_seconds(
     """Median wall time of one (n, n) @ (n, n) matmul in ``dtype`` after one warm-up."""
     a = torch.randn(n, n, device=device).to(dtype)
     b = torch.randn(n, n, device=device).to(dtype)
+    return statistics.median(matmul_times(a, b, reps, device))
+
+
+def matmul_times(a: torch.Tensor, b: torch.Tensor, reps: int, device: torch.device) -> list[float]:
+    """Wall seconds of ``reps`` runs of ``a @ b``, after one untimed run."""
     times = []
     for i in range(reps + 1):
         _synchronize(device)
@@ -200,7 +205,7 @@ def _median_matmul_seconds(
         _synchronize(device)
         if i:  # the first run pays for allocation and kernel selection
             times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return times
 
 
 def _synchronize(device: torch.device) -> None:
