@@ -43,6 +43,15 @@ def test_dev_extra_is_requirements_dev_txt():
         requirement_lines("requirements-dev.txt")
 
 
+def test_no_two_test_files_share_a_name():
+    """pytest imports test files by their bare name (no ``__init__.py`` under tests/), so two
+    folders holding the same file name stop the whole collection with "import file mismatch"."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
+
+
 def test_console_scripts_name_the_cli_and_the_app():
     assert PYPROJECT["project"]["scripts"] == SCRIPTS
 

@@ -150,7 +150,7 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     page.get_by_label("Continue training the current model").uncheck()
 
     # 4. generation streams into the view of the text, then the next-token chart appears
-    # (test_generate_attention.py takes the screenshots of tabs 4 and 5)
+    # (test_browser_generate_attention.py takes the screenshots of tabs 4 and 5)
     open_tab(page, "4 · Generate")
     page.get_by_role("button", name="Generate").click()
     output = page.locator("#generated-text .copy-view")
