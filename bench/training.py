@@ -7,6 +7,7 @@ contender alike, and the ratios stay meaningful even where the absolute times do
 
 from __future__ import annotations
 
+import contextlib
 import math
 import tempfile
 import time
@@ -251,28 +252,33 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
     """Train from scratch until the first evaluation with val loss <= target (or the end).
 
     The clock starts before the tokenizer is trained and stops at that evaluation, so it
-    counts everything a user waits for: data, model, steps and evaluations. A second,
-    larger evaluation afterwards (200 batches, not timed) checks that the hit was not luck.
+    counts everything a user waits for: data, model, steps, evaluations and their samples
+    (``sample_tokens`` each; the last comes back as ``sample``). A second, larger evaluation
+    afterwards (200 batches, not timed) checks that the hit was not luck.
     """
     start, cpu_start = time.perf_counter(), time.process_time()
     tok = train_tokenizer("char", text)
     train_ids, val_ids = prepare_data(text, tok, val_fraction=train_cfg.val_fraction)
     torch.manual_seed(train_cfg.seed)
     model = GPT(replace(model_cfg, vocab_size=tok.vocab_size))
-    trainer = Trainer(model, train_ids, val_ids, train_cfg, device=device)
+    # with the tokenizer, each evaluation writes its sample_tokens of text, as on the page
+    trainer = Trainer(model, train_ids, val_ids, train_cfg, device=device, tokenizer=tok)
     hit, last, step_times, previous = None, None, [], None
-    for record in trainer.run():
-        if isinstance(record, StepRecord):
-            if isinstance(previous, StepRecord):  # two steps in a row: no evaluation between
-                step_times.append(record.elapsed - previous.elapsed)
-            previous = record
-        if isinstance(record, EvalRecord):
-            previous = record
-        if isinstance(record, EvalRecord) and record.step > 0:
-            last = record
-            if record.val_loss <= target:
-                hit = record
-                trainer.stop()
+    # leaving the loop at the hit closes the run (trainer.stop() would stay set after a hit at
+    # the last step, and the 200-batch evaluation below would stop at once)
+    with contextlib.closing(trainer.run()) as records:
+        for record in records:
+            if isinstance(record, StepRecord):
+                if isinstance(previous, StepRecord):  # two steps in a row: no evaluation between
+                    step_times.append(record.elapsed - previous.elapsed)
+                previous = record
+            if isinstance(record, EvalRecord):
+                previous = record
+            if isinstance(record, EvalRecord) and record.step > 0:
+                last = record
+                if record.val_loss <= target:
+                    hit = record
+                    break
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     check_cfg = replace(train_cfg, eval_iters=200)
     trainer.config = check_cfg  # evaluate() reads eval_iters from the config
@@ -281,4 +287,5 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
     return {"hit": hit is not None, "wall_s": wall, "cpu_s": cpu, "step": end.step if end else 0,
             "val_loss": end.val_loss if end else math.nan, "val_loss_200": val_200,
             "trainer_elapsed_s": end.elapsed if end else math.nan,
+            "sample": end.sample if end else None,
             "train_s_per_step": median(step_times) if step_times else math.nan}

@@ -170,6 +170,19 @@ def test_train_until_stops_at_the_first_good_evaluation(shakespeare_text):
     assert result["val_loss"] <= 10.0 and result["val_loss_200"] > 0
 
 
+def test_train_until_a_hit_at_the_last_step_still_measures_200_batches(shakespeare_text):
+    """The quick preset reaches its target at its very last evaluation: the re-measure must
+    run then too (a stop asked for at the hit once outlived the run and cut it short)."""
+    cfg = TrainConfig(max_steps=2, batch_size=4, lr=3e-3, min_lr=3e-4, warmup_steps=1,
+                      eval_interval=2, eval_iters=1, sample_tokens=5, device="cpu",
+                      dtype="float32")
+    model_cfg = ModelConfig(block_size=8, n_layer=1, n_head=2, n_embd=16)
+    result = train_until(model_cfg, cfg, shakespeare_text[:20_000], target=10.0)
+    assert result["hit"] and result["step"] == cfg.max_steps
+    assert result["val_loss_200"] > 0
+    assert len(result["sample"]) >= 5  # written at the hit, with the tokenizer (5 tokens)
+
+
 def test_quick_run_of_one_section_writes_table_and_json(tmp_path, capsys):
     out = tmp_path / "results.json"
     assert cli.main(["--quick", "--only", "bpe", "--out", str(out)]) == 0
