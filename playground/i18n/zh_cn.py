@@ -789,4 +789,19 @@ ZH_CN: dict[str, str] = {
         "训练损失在 {steps} 步内从 {first} 变成了 {last}。",
     "The validation loss, measured on text the model never trains on, comes at step {step}.":
         "验证损失（在模型从不训练的文本上测量）将在第 {step} 步给出。",
+    # --- disk budgets (runtime.disk): a save refused before it starts ---------------------------
+    "This model's bundle (about {size}) would take your saved files past this server's limit of "
+    "{limit} per visitor, so it was not saved; everything saved before is kept. The model is "
+    "still here for the Generate and Attention tabs. To save a model, train a smaller one (fewer "
+    "layers or a smaller n_embd, under Advanced).":
+        "这个模型的模型包（约 {size}）会让你保存的文件超出本服务器每位访客 {limit} 的上限，所以没有"
+        "保存；之前保存的一切都还在。模型仍在这里，可以在“生成”和“注意力”标签页使用。要保存模型，"
+        "请训练一个更小的（在“高级”里减少层数或减小 n_embd）。",
+    "This server's space for saved models ({limit} for all visitors) is nearly full, so this "
+    "model's bundle (about {size}) was not saved; everything saved before is kept. The model is "
+    "still here for the Generate and Attention tabs; try again in a while (saved models of "
+    "closed pages are removed), or train a smaller model.":
+        "本服务器存放模型的空间（所有访客共 {limit}）快满了，所以这个模型的模型包（约 {size}）没有"
+        "保存；之前保存的一切都还在。模型仍在这里，可以在“生成”和“注意力”标签页使用；请过一会儿再试"
+        "（已关闭页面保存的模型会被清除），或训练一个更小的模型。",
 }

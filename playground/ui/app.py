@@ -22,14 +22,13 @@ from typing import Sequence
 import gradio as gr
 from starlette.middleware import Middleware
 
-from playground.ui import guard
+from playground.ui import guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
-from playground.ui.session import (LIVE_FILES, SESSION_TTL_S, Session, new_session,
-                                   release_session)
+from playground.ui.session import LIVE_FILES, SESSION_TTL_S, Session, new_session
 from playground.ui.settings import PageSettings, takes_settings
 
 log = logging.getLogger("playground.ui")
@@ -125,15 +124,10 @@ def session_ttl() -> float:
 
 
 def end_session(demo: gr.Blocks, session_hash: str | None) -> None:
-    """Free a closed tab's session now: its run stops after the current step, its model and
-    files go. (Gradio alone would keep a closed tab's state for an hour, whatever its TTL.)"""
-    app = demo.server_app
-    if app is not None and session_hash and session_hash in app.state_holder:
-        holder = app.state_holder
-        holder.delete_state(session_hash)  # calls release_session on its Session
-        with holder.lock:  # and Gradio's per-tab copy of the page's config (about 1 MB here)
-            holder.session_data.pop(session_hash, None)
-            holder.time_last_used.pop(session_hash, None)
+    """A tab closed: its run stops after the current step, and its session waits for the
+    browser to come back (``reattach.close_tab``; freed at once when it holds nothing, or has
+    no page token). Gradio alone would keep a closed tab's state for an hour, whatever its TTL."""
+    reattach.close_tab(demo, session_hash)
 
 
 @takes_settings
@@ -155,18 +149,20 @@ def on_page_load(session: Session | None, request: gr.Request, settings: PageSet
 @takes_settings
 def on_language(session: Session | None, page_lang: str | None, settings: PageSettings) -> tuple:
     """The page now shows ``page_lang``: the server's messages follow it, the switch shows it,
-    and what the server wrote into the page on load is written again in it (same outputs as
-    ``on_page_load``, after the switch's value)."""
+    and what the server wrote into the page on load is written again in it (the outputs of
+    ``on_page_load`` but the session: the session changes in place, and sending it back could
+    undo the page load's ``reattach.come_back``, which may finish while this runs)."""
     session = follow_page_language(session, page_lang)
     summary, preview = corpus_tab.show_corpus(session)
-    return (session, session.lang, summary, preview,
+    return (session.lang, summary, preview,
             train_tab.describe_settings(session, *settings.as_list(), timed=False),
             train_tab.show_device(session), loss_panel.show_figure(session))
 
 
 def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     """The Blocks app; every visitor gets a fresh ``Session``, freed ``session_ttl_s`` seconds
-    after its last change (default ``session_ttl()``) or as soon as the tab closes."""
+    after its last change (default ``session_ttl()``) or when its tab closes (a page's session
+    with work in it after a grace period, for a reload to find it: ``reattach``)."""
     limit = compute_concurrency()
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
@@ -177,7 +173,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                               elem_id=SWITCH_ID, scale=0, min_width=220)
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         # gr.State calls Session() for each visitor; the callback frees the model and files
-        session = gr.State(new_session, time_to_live=ttl, delete_callback=release_session)
+        session = gr.State(new_session, time_to_live=ttl, delete_callback=reattach.release_held)
+        token = reattach.token_state()  # the browser's secret: a reload finds its session again
         session.keep_in_cache = LIVE_FILES  # the hourly sweep leaves live sessions' files alone
         with gr.Tabs() as tabs:
             with gr.Tab(tr("tab_corpus"), id="corpus"):
@@ -203,16 +200,17 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         # on load: the visitor's language, and the text the server writes in it; from then on
         # whatever language the page shows (a choice under Settings included), reported by
         # SYNC_JS (.change: a hidden textbox sends no .input events)
-        loaded = demo.load(on_page_load, [session, *train.settings],
-                           [session, corpus.summary, corpus.preview, train.summary, train.device,
-                            train.plot], api_visibility="private")
+        loaded = reattach.wire(demo, session, token, train).then(  # a returning browser's first
+            on_page_load, [session, *train.settings],
+            [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
+            api_visibility="private")
         # then the preset menu with this machine's estimates (a probe, once per process)
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
                     api_visibility="private", show_progress="hidden")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
         page_lang.change(on_language, [session, page_lang, *train.settings],
-                         [session, switch, corpus.summary, corpus.preview, train.summary,
+                         [switch, corpus.summary, corpus.preview, train.summary,
                           train.device, train.plot], api_visibility="private", queue=False).then(
             train_tab.show_presets, [session, *train.settings],
             [train.preset, train.card, train.summary],
@@ -259,7 +257,14 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
                              "middleware": [Middleware(guard.RequestGuard, blocks=demo)]}
     demo.queue(max_size=QUEUE_MAX_SIZE, api_open=False)  # /run/<name> reaches no queued handler
     guard.limit_jobs(demo)  # one compute job per session, JOBS_PER_CLIENT per client address
-    return demo.launch(**options)
+    capacity = reattach.capacity()  # sessions held at most, sized to the free memory
+    blocking = not options.pop("prevent_thread_lock", False)
+    served = demo.launch(**options, state_session_capacity=capacity, prevent_thread_lock=True)
+    reattach.start(demo, capacity, serving=blocking)  # the sweep; SIGTERM saves the models
+    if blocking:
+        demo.block_thread()
+    return served
+
 
 
 def main(argv: Sequence[str] | None = None) -> int:

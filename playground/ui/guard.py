@@ -17,6 +17,9 @@ as its queue holds from anyone. So, in front of it:
   job (training, tokenizer training, bundle loading, generation, attention, export) queued or
   running, and one client address ``JOBS_PER_CLIENT``; beyond that the join is answered 429
   with a message, so one client cannot fill the queue that every visitor shares.
+* ``new_session_refusal``: one client address opens at most ``PLAYGROUND_NEW_SESSIONS_PER_MIN``
+  new sessions a minute (60; 429 beyond), and a new session must find room among those the
+  server may hold (``reattach.make_room``; 503 when every one holds a model in use).
 
 Non-queued routes (``/gradio_api/run/<name>``) reach no compute handler: ``launch`` queues with
 ``api_open=False``, so Gradio refuses them for every queued function.
@@ -35,11 +38,14 @@ import os
 import time
 from typing import Any, Callable
 
+import anyio
 import gradio as gr
 from fastapi import HTTPException
 
 from playground.i18n import pick_language, t
 from playground.runtime.files import human_bytes
+from playground.runtime.sessions import NewSessionLedger, new_sessions_per_minute
+from playground.ui import reattach
 
 log = logging.getLogger("playground.ui")
 
@@ -126,6 +132,7 @@ class RequestGuard:
         self.app = app
         self.blocks = blocks
         self.uploads = UploadLedger(UPLOAD_BYTES_PER_HOUR)
+        self.new_sessions = NewSessionLedger(new_sessions_per_minute())
 
     async def __call__(self, scope, receive, send):
         path = scope.get("path", "")
@@ -163,6 +170,10 @@ class RequestGuard:
             problem = self._check_fields(route, body, lang)
             if problem:
                 return await self._refuse(send, 422, problem, path, scope)
+            address = client_address(headers, (scope.get("client") or (None,))[0])
+            refused = await new_session_refusal(self.blocks, self.new_sessions, body, address, lang)
+            if refused:
+                return await self._refuse(send, *refused, path, scope)
         sent = False
 
         async def replay():
@@ -273,3 +284,30 @@ def limit_jobs(blocks: gr.Blocks) -> None:
             joining.remove(entry)
 
     queue.push = guarded_push
+
+
+async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, body: bytes,
+                              address: str, lang: str) -> tuple[int, str] | None:
+    """(status, message) for a call that would open one session too many, else None.
+
+    A call of a session the server holds goes through. A new session counts against its
+    client address (``ledger``: 10,100 invented session hashes in 5 minutes took 3.3 GB and
+    evicted a visitor's model), then must find room among the sessions the server may hold
+    (``reattach.make_room``: empty ones go first, never a model a page holds)."""
+    holder = getattr(getattr(blocks, "server_app", None), "state_holder", None)
+    try:
+        payload = json.loads(body or b"{}")
+    except (ValueError, RecursionError):
+        return None  # Gradio answers malformed JSON itself
+    key = payload.get("session_hash") if isinstance(payload, dict) else None
+    key = key if isinstance(key, str) else None  # none: Gradio makes one up, a new session
+    if holder is None or (key is not None and key in holder):
+        return None
+    if not ledger.take(address, key):
+        return 429, t("This network opened {n} new sessions of this page in the last minute, "
+                      "as many as it may; wait a minute, then reload the page.", lang,
+                      n=ledger.limit)
+    if not await anyio.to_thread.run_sync(reattach.make_room, blocks):
+        return 503, t("This server holds as many sessions as it can, and every one of them is "
+                      "in use; try again in a few minutes.", lang)
+    return None

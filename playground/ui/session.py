@@ -35,6 +35,8 @@ from playground.i18n import DEFAULT_LANGUAGE, Message, error_text, localize, msg
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
 from playground.insight.memorization import CopyIndex
 from playground.model import GPT
+from playground.runtime.disk import (DiskBudget, bundle_estimate, check_room, folder_bytes,
+                                     returns_dir)
 from playground.insight.baselines import ReferenceLine
 from playground.insight.runs import RunLog
 from playground.tokenizer import Tokenizer, TokenizerError
@@ -102,6 +104,17 @@ class TrainedModel:
     trainer_state: dict[str, Any] | None = None  # what continuing a run needs
     bundle_path: str | None = None
     corpus: Corpus | None = None
+
+
+def check_bundle_room(trained: TrainedModel, workdir: Path) -> None:
+    """Refuse (``ConfigError``), before anything is written, a bundle of ``trained`` that would
+    take this session's files or all the app's past their disk budget (``runtime.disk``). The
+    bundles of earlier runs in ``workdir`` go once the new one is written, so they do not count."""
+    replaced = sum(p.stat().st_size for p in workdir.glob("playground-model-step*.zip"))
+    check_room(bundle_estimate(trained.model, len(trained.history), trained.trainer_state),
+               session_used=folder_bytes(workdir),
+               app_used=folder_bytes(app_temp_dir()) + folder_bytes(returns_dir()),
+               budget=DiskBudget.from_env(), replaced=replaced)
 
 
 @dataclass

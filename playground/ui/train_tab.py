@@ -52,7 +52,8 @@ from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel, zerogpu
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
-from playground.ui.session import Session, TrainedModel, ensure, friendly_errors, require_model
+from playground.ui.session import (Session, TrainedModel, check_bundle_room, ensure,
+                                   friendly_errors, require_model)
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
@@ -473,6 +474,7 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
 def _save_bundle(trained: TrainedModel, workdir: Path) -> str:
     """Write ``trained`` into ``workdir``, then remove the bundle of an earlier run (so a save
     that fails, a full disk, leaves that one), and keep its path in ``trained.bundle_path``."""
+    check_bundle_room(trained, workdir)  # the disk budgets (runtime.disk), before any writing
     path = workdir / f"playground-model-step{(trained.trainer_state or {}).get('step', 0)}.zip"
     save_bundle(path, trained.model, trained.tokenizer, trained.train_config, trained.history,
                 trained.trainer_state)

@@ -291,4 +291,29 @@ ZH_CN: dict[str, str] = {
     "Recent training loss {loss} at step {step}.": "第 {step} 步时最近的训练损失为 {loss}。",
     "Recent training loss {loss} at step {step} (no evaluation since step {eval_step}).":
         "第 {step} 步时最近的训练损失为 {loss}（第 {eval_step} 步之后没有再评估）。",
+    # --- coming back (ui.reattach) and new sessions (ui.guard) -----------------------------------
+    "Stopped at step {step}: the page was closed, and the model was kept for its return.":
+        "在第 {step} 步停止：页面关闭了，模型已为你回来保留。",
+    "**Welcome back.** The server restarted since your last visit; your model was saved before "
+    "it did and is loaded again: {params} parameters, trained {steps} steps. Generate with it, or "
+    "download it below; tick 'Continue training' to train it further. (The Compare tab's runs did "
+    "not outlast the restart.)":
+        "**欢迎回来。** 自你上次访问以来服务器重启过；重启前你的模型已经保存，现在重新载入了："
+        "{params} 个参数，训练了 {steps} 步。可以用它生成文本，或在下方下载；勾选“继续训练当前模型”"
+        "可以接着训练。（“比较运行”标签页里的运行没能保留到重启之后。）",
+    "**Welcome back.** Your model is still here: {params} parameters, trained {steps} steps. "
+    "Generate with it, look at its attention, or download it below; tick 'Continue training' to "
+    "train it further. Your runs are on the Compare tab.":
+        "**欢迎回来。** 你的模型还在：{params} 个参数，训练了 {steps} 步。可以用它生成文本、查看"
+        "注意力，或在下方下载；勾选“继续训练当前模型”可以接着训练。你的运行都在“比较运行”标签页。",
+    "**Welcome back.** This session is training in another tab of this browser; its model shows "
+    "here once that run has ended and this page is reloaded.":
+        "**欢迎回来。** 这个会话正在本浏览器的另一个标签页里训练；那次运行结束后重新载入本页，"
+        "模型就会显示在这里。",
+    "This network opened {n} new sessions of this page in the last minute, as many as it may; "
+    "wait a minute, then reload the page.":
+        "你所在的网络在过去一分钟内打开了 {n} 个本页面的新会话，已达上限；请等一分钟再重新载入页面。",
+    "This server holds as many sessions as it can, and every one of them is in use; try again in "
+    "a few minutes.":
+        "本服务器容纳的会话已满，而且每一个都在使用中；请几分钟后再试。",
 }

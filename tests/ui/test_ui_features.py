@@ -406,15 +406,15 @@ def test_the_page_reports_its_language_through_a_change_event():
 def test_a_language_change_rewrites_what_the_server_wrote():
     from playground.ui.app import on_language
 
-    session = Session()
-    session, switch, summary, preview, described, device, figure = on_language(
+    session = Session()  # changed in place: sent back, it could undo a reattach (app.py)
+    switch, summary, preview, described, device, figure = on_language(
         session, "zh-CN", *settings())
     assert (session.lang, switch, session.lang_from_page) == ("zh-CN", "zh-CN", True)
     assert summary.startswith("**语料：Tiny Shakespeare**") and device.startswith("**设备：**")
     assert "个参数" in described and re.search(r"[\u4e00-\u9fff]", figure.layout.xaxis.title.text)
     back = on_language(session, "en", *settings())
-    assert back[1] == "en" and back[2].startswith("**Corpus: Tiny Shakespeare**")
-    assert back[5].startswith("**Device:**") and figure.layout.xaxis.title.text != back[6].layout.xaxis.title.text
+    assert back[0] == "en" and back[1].startswith("**Corpus: Tiny Shakespeare**")
+    assert back[4].startswith("**Device:**") and figure.layout.xaxis.title.text != back[5].layout.xaxis.title.text
 
 
 def test_lang_in_the_address_picks_the_language_and_is_no_setting():

@@ -1,0 +1,515 @@
+"""Coming back to the page, and the sessions the server holds: how long, how many, for whom.
+
+A phone that switches apps drops the page's heartbeat, and a reload is a close and a new page.
+So a page's session is not freed when its page closes:
+
+* the page keeps a random secret in the browser's storage (``token_state``: a
+  ``gr.BrowserState`` holding ``sessions.new_token()``); on load (``come_back``) the server
+  finds the session filed under that token (``REGISTRY``) and it becomes the new page's
+  ``gr.State`` value: its model, tokenizer, corpus, runs and Compare history come back, and
+  the page shows its status line, download button, samples and settings. The session hash
+  Gradio sends with every request plays no part, so a leaked hash hands over no model.
+* a closed page (``close_tab``, from ``demo.unload``) lets its session go: its run stops
+  after the current step, and once it has ended its bundle is saved (``finish_interrupted``);
+  the session waits ``sessions.grace_seconds()`` (10 minutes, ``PLAYGROUND_GRACE_S``), its
+  files kept out of Gradio's cache sweep (``session.LIVE_FILES``), then it is freed. A session
+  with nothing in it, or one an API client made (no token), is freed at once as before.
+* on SIGTERM (a Space gets one on every push) ``save_for_restart`` stops every run after its
+  step, waits a few seconds for each, and copies each returning visitor's bundle into
+  ``disk.ReturnStore`` under the digest of its token; the next page load with that token
+  loads it back through ``train_tab.upload_bundle``, the upload's own path.
+* the server holds at most ``sessions.session_capacity`` sessions, sized to its memory. When
+  a new one comes (``make_room``, from ``guard.new_session_refusal``), what goes is chosen by
+  ``sessions.eviction_order``: empty sessions first, never a model a page holds; Gradio's own
+  least-recently-used eviction, which skipped our callbacks and took trained models, is off.
+  Gradio's entry for a session (its copy of the page's config, a pasted text in it) goes
+  with ours, at close, at its time-to-live, at eviction, and when idle and empty (``sweep``).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import signal
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+import torch
+
+from playground.export.links import KEYS as LINK_KEYS
+from playground.i18n import msg, t
+from playground.runtime import disk, sessions
+from playground.runtime.device import available_memory
+from playground.train import EndRecord, EvalRecord
+from playground.ui import loss_panel, train_tab
+from playground.ui.session import LIVE_FILES, Session, app_temp_dir
+from playground.ui.settings import PageSettings
+
+log = logging.getLogger("playground.ui")
+
+STORAGE_KEY = "transformer-playground-session"
+# Gradio encrypts a BrowserState with a key it sends to the page in the config, so the key
+# hides nothing from the browser; it must only stay the same across restarts (Gradio draws a
+# new one per process by default), or a restarted server could not read the page's token.
+BROWSER_SECRET = "transformer-playground-browser-state"
+SWEEP_S = 5.0  # how often closed pages' sessions, idle entries and old bundles are looked at
+EMPTY_IDLE_S = 600.0  # a Gradio entry with no session of ours is dropped this long after use
+UNHELD_S = 30.0  # a session no page holds (and none closed) is let go after this long
+RUN_END_WAIT_S = 5.0  # a page load waits this long for a closed page's run to end
+STOP_WAIT_PER_RUN_S = 3.0  # on SIGTERM, for each run going...
+STOP_WAIT_MAX_S = 8.0  # ...and at most this in all (Docker sends SIGKILL 10 s after SIGTERM)
+
+REGISTRY = sessions.SessionRegistry(sessions.grace_seconds())
+SERVED: weakref.WeakSet = weakref.WeakSet()  # the launched demos whose entries hold sessions
+_FINISHING = threading.Lock()  # one interrupted run's bundle saved at a time
+_unheld: dict[int, float] = {}  # id(session) -> when a sweep first found no page holding it
+
+
+def return_store() -> disk.ReturnStore:
+    """Where SIGTERM leaves bundles for returning visitors (``disk.returns_dir()``)."""
+    return disk.ReturnStore(disk.returns_dir(), keep_s=REGISTRY.grace_s)
+
+
+def capacity() -> int:
+    """How many sessions the server holds (``sessions.session_capacity`` of the memory free
+    now); past it, ``make_room`` chooses what goes."""
+    return sessions.session_capacity(available_memory(torch.device("cpu")))
+
+
+def token_state() -> gr.BrowserState:
+    """The page's secret, kept in the browser's storage across reloads and restarts."""
+    return gr.BrowserState(None, storage_key=STORAGE_KEY, secret=BROWSER_SECRET)
+
+
+def has_work(session: Session) -> bool:
+    """Whether ``session`` holds anything a visitor made (else freeing it loses nothing)."""
+    return (session.trained is not None or bool(session.runs.names())
+            or session.corpus is not None or session.tokenizer is not None)
+
+
+# --- who holds a session --------------------------------------------------------------------
+
+def _holders(demo: gr.Blocks):
+    app = getattr(demo, "server_app", None)
+    return getattr(app, "state_holder", None)
+
+
+def holding(session: Session) -> list[tuple[Any, str]]:
+    """(state holder, session hash) of every Gradio entry whose state holds ``session``."""
+    found = []
+    for demo in list(SERVED):
+        holder = _holders(demo)
+        if holder is None or not getattr(demo, "is_running", False):
+            continue
+        for session_hash, state in list(holder.session_data.items()):
+            if any(value is session for value in list(state.state_data.values())):
+                found.append((holder, session_hash))
+    return found
+
+
+def _our_sessions(state) -> list[tuple[int, Session]]:
+    return [(key, value) for key, value in list(state.state_data.items())
+            if isinstance(value, Session)]
+
+
+def _drop_entry(holder, session_hash: str) -> None:
+    """Gradio's entry for ``session_hash`` goes (its copy of the page's config, ~1 MB)."""
+    with holder.lock:
+        holder.session_data.pop(session_hash, None)
+        holder.time_last_used.pop(session_hash, None)
+
+
+def free(session: Session) -> None:
+    """Free ``session`` now: its model and files go, and it is filed nowhere any more."""
+    REGISTRY.forget(session)
+    _unheld.pop(id(session), None)
+    session.release()
+
+
+def let_go(session: Session) -> None:
+    """No page holds ``session`` any more: a page's session with work in it waits for its
+    browser to come back (its run stops after the current step); any other is freed now."""
+    if REGISTRY.grace_s > 0 and has_work(session) and REGISTRY.let_go(session):
+        _unheld.pop(id(session), None)
+        session.run.stop_requested = True
+        if session.run.stop is not None:
+            session.run.stop()  # at once, inside an evaluation too
+        return
+    free(session)
+
+
+def close_tab(demo: gr.Blocks, session_hash: str | None) -> None:
+    """A page closed (``demo.unload``): Gradio's entry for it goes now (Gradio alone would
+    keep it an hour), and its session is let go unless another page of the browser holds it."""
+    holder = _holders(demo)
+    if holder is None or not session_hash or session_hash not in holder.session_data:
+        return
+    state = holder.session_data[session_hash]
+    ours = _our_sessions(state)
+    for key, _ in ours:  # taken out first, so Gradio's callback does not free them
+        state.state_data.pop(key, None)
+    holder.delete_state(session_hash)
+    _drop_entry(holder, session_hash)
+    for _, session in ours:
+        if not holding(session):
+            let_go(session)
+
+
+def release_held(session: Session | None) -> None:
+    """``gr.State``'s delete callback (a session past its time-to-live, or evicted): freed
+    with its Gradio entry, unless another page holds it too."""
+    if session is None:
+        return
+    holders = holding(session)
+    if len(holders) > 1:  # the entry being deleted is one of them: another page holds it
+        return
+    free(session)
+    for holder, session_hash in holders:
+        _drop_entry(holder, session_hash)
+
+
+# --- a run whose page went away -------------------------------------------------------------
+
+def _step(session: Session) -> int:
+    """The steps ``session``'s model was trained: its trainer's, else its history's last."""
+    trained = session.trained
+    if trained is None:
+        return 0
+    if trained.trainer_state and "step" in trained.trainer_state:
+        return int(trained.trainer_state["step"])
+    return max((int(getattr(r, "step", 0)) for r in trained.history), default=0)
+
+
+def finish_interrupted(session: Session) -> str | None:
+    """The bundle of ``session``'s model, saved if its run ended without one (Gradio closes
+    a training handler whose page went away before it can save): the run's history gains a
+    "stopped" end, the run joins the Compare tab, the bundle is written. Returns its path
+    (None when there is none: no model, a run still going, a save refused)."""
+    with _FINISHING:
+        trained = session.trained
+        if trained is None or session.run.running or session.run.pending:
+            return None
+        if trained.history and not isinstance(trained.history[-1], EndRecord):
+            step = _step(session)
+            end = EndRecord(step, "stopped", msg(
+                "Stopped at step {step}: the page was closed, and the model was kept for its "
+                "return.", step=f"{step:,}"))
+            trained.history = [*trained.history, end]
+            if trained.trainer_state is not None:
+                trained.trainer_state = {**trained.trainer_state, "history": list(trained.history)}
+            try:
+                train_tab._save_bundle(trained, session.workdir())
+            except Exception:  # a budget or a full disk: the model stays here for its return
+                log.warning("the bundle of a run whose page closed was not saved", exc_info=True)
+            loss_panel.finish(session, trained.corpus or session.corpus_or_default(),
+                              trained.tokenizer, trained.model_config, trained.train_config)
+        path = trained.bundle_path
+        return path if path and Path(path).is_file() else None
+
+
+def _wait_for_run(session: Session, limit_s: float) -> bool:
+    """Wait (at most ``limit_s``) for ``session``'s run to end; whether it has."""
+    deadline = time.monotonic() + limit_s
+    while session.run.running and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not session.run.running
+
+
+# --- the page coming back -------------------------------------------------------------------
+
+def _restore(session: Session, digest: str) -> bool:
+    """Load the bundle SIGTERM kept for ``digest`` into ``session`` (the upload's own path)."""
+    store = return_store()
+    kept = store.find(digest)
+    if kept is None or session.trained is not None:
+        return False
+    try:
+        train_tab.upload_bundle(session, str(kept))
+    except gr.Error:
+        log.warning("a bundle kept over a restart could not be loaded", exc_info=True)
+        store.discard(digest)
+        return False
+    copy = session.workdir() / f"playground-model-step{_step(session)}.zip"
+    shutil.copyfile(kept, copy)  # the download, and what the next save replaces
+    session.trained.bundle_path = str(copy)
+    store.discard(digest)
+    return True
+
+
+def _welcome(session: Session, restored: bool) -> str:
+    lang, trained = session.lang, session.trained
+    values = dict(params=f"{trained.model.num_params():,}", steps=f"{_step(session):,}")
+    if restored:
+        return t("**Welcome back.** The server restarted since your last visit; your model was "
+                 "saved before it did and is loaded again: {params} parameters, trained {steps} "
+                 "steps. Generate with it, or download it below; tick 'Continue training' to "
+                 "train it further. (The Compare tab's runs did not outlast the restart.)",
+                 lang, **values)
+    return t("**Welcome back.** Your model is still here: {params} parameters, trained {steps} "
+             "steps. Generate with it, look at its attention, or download it below; tick "
+             "'Continue training' to train it further. Your runs are on the Compare tab.",
+             lang, **values)
+
+
+def _samples(session: Session) -> str:
+    evals = [r for r in session.trained.history if isinstance(r, EvalRecord) and r.sample]
+    return "".join(train_tab.sample_entry(r, session.lang) for r in reversed(evals))
+
+
+def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings: int) -> tuple:
+    """On page load: the session this browser's token names, if it is alive or waiting for
+    its return (or a bundle SIGTERM kept for it), becomes the page's; else ``fresh`` is filed
+    under the token (a new one if the browser had none).
+
+    Returns (session, token, status, download button, samples, coach, *settings): unchanged
+    (``gr.skip()``) where nothing came back; the settings only when the address holds no
+    shared link (the link's settings win)."""
+    if not sessions.valid_token(token):
+        token = sessions.new_token()
+    session, restored = REGISTRY.find(token), False
+    if session is not None and session is not fresh:
+        if fresh.lang_from_page:  # the page reported its language to the fresh session first
+            session.lang, session.lang_from_page = fresh.lang, True
+        if session.run.running and all(getattr(h.session_data.get(k), "is_closed", True)
+                                       for h, k in holding(session)):
+            session.run.stop_requested = True  # a reload whose closed page has not been seen yet
+            if session.run.stop is not None:
+                session.run.stop()
+            _wait_for_run(session, RUN_END_WAIT_S)
+        REGISTRY.take_back(session)
+    else:
+        session = fresh
+        restored = _restore(session, sessions.token_digest(token))
+    REGISTRY.register(token, session)
+    _unheld.pop(id(session), None)
+    skip = (gr.skip(),) * (4 + n_settings)
+    if session.trained is None:
+        return (session, token, *skip)
+    if session.run.running:
+        return (session, token, t("**Welcome back.** This session is training in another tab "
+                                  "of this browser; its model shows here once that run has "
+                                  "ended and this page is reloaded.", session.lang), *skip[1:])
+    bundle = finish_interrupted(session)
+    query = dict(getattr(request, "query_params", None) or {})
+    linked = any(key == "v" or key in LINK_KEYS for key in query)
+    trained = session.trained
+    settings = (gr.skip(),) * n_settings if linked else tuple(
+        PageSettings.from_configs(trained.model_config, trained.train_config).as_list())
+    download = gr.DownloadButton(value=bundle, visible=True) if bundle else gr.skip()
+    return (session, token, _welcome(session, restored), download, _samples(session),
+            session.plot.coach or gr.skip(), *settings)
+
+
+def wire(demo: gr.Blocks, session: gr.State, token: gr.BrowserState, train: Any):
+    """The page load's first event: ``come_back``, writing the training tab's status,
+    download button, samples, coach and settings. Returns the event, for ``.then``."""
+    by_id = {getattr(c, "elem_id", None): c for c in train.outputs}
+    download = next(c for c in train.outputs if isinstance(c, gr.DownloadButton))
+    outputs = [session, token, train.status, download, by_id["train-samples"],
+               by_id["coach-notes"], *train.settings]
+
+    def on_load(session_value: Session, token_value: Any, request: gr.Request) -> tuple:
+        return come_back(session_value, token_value, request, len(train.settings))
+
+    # no concurrency limit: it is quick (unless it waits for a closed page's run to end,
+    # which must not hold up other pages' loads)
+    return demo.load(on_load, [session, token], outputs, api_visibility="private",
+                     show_progress="hidden", concurrency_limit=None)
+
+
+# --- how many sessions: eviction and the sweep ----------------------------------------------
+
+def _busy(demo: gr.Blocks, session_hash: str, ours: list[Session]) -> bool:
+    queue = getattr(demo, "_queue", None)
+    pending = getattr(queue, "pending_event_ids_session", {}).get(session_hash) if queue else None
+    return bool(pending) or any(s.run.running or s.run.pending for s in ours)
+
+
+def _occupants(demo: gr.Blocks) -> tuple[list[sessions.Occupant], dict]:
+    """Every session ``demo`` holds (Gradio entries, and sessions of closed pages), as
+    ``sessions.eviction_order`` sees them, and what each key stands for."""
+    holder = _holders(demo)
+    occupants, things = [], {}
+    for session_hash, state in list(holder.session_data.items()):
+        ours = [s for _, s in _our_sessions(state)]
+        used = holder.time_last_used.get(session_hash)
+        key = ("entry", session_hash)
+        things[key] = session_hash
+        occupants.append(sessions.Occupant(
+            key, used.timestamp() if used else 0.0, work=any(has_work(s) for s in ours),
+            model=any(s.trained is not None for s in ours), busy=_busy(demo, session_hash, ours)))
+    for session, _, closed_at in REGISTRY.entries():
+        if closed_at is None:
+            continue
+        key = ("closed", id(session))
+        things[key] = session
+        occupants.append(sessions.Occupant(key, time.time() - (time.monotonic() - closed_at),
+                                           work=True, model=session.trained is not None,
+                                           let_go=True, busy=session.run.running))
+    return occupants, things
+
+
+def _evict(demo: gr.Blocks, key: tuple, thing: Any) -> None:
+    if key[0] == "closed":
+        free(thing)
+        return
+    holder = _holders(demo)
+    state = holder.session_data.get(thing)
+    ours = _our_sessions(state) if state is not None else []
+    for state_key, _ in ours:
+        state.state_data.pop(state_key, None)
+    holder.delete_state(thing)
+    _drop_entry(holder, thing)
+    for _, session in ours:
+        if not holding(session):
+            free(session)
+
+
+def make_room(demo: gr.Blocks) -> bool:
+    """Before a new session: evict what may go while the server is at its capacity; whether
+    there is room (when every session holds a model in use, there is none)."""
+    holder = _holders(demo)
+    if holder is None:
+        return True
+    capacity = getattr(demo, "playground_capacity", sessions.MAX_SESSIONS)
+    held = len(holder.session_data) + len(REGISTRY.sessions(let_go=True))
+    if held < capacity:
+        return True
+    occupants, things = _occupants(demo)
+    over = held - capacity + 1
+    victims = sessions.eviction_order(occupants, over)
+    for key in victims:
+        _evict(demo, key, things[key])
+    log.info("at %d sessions: evicted %d (%s)", held, len(victims),
+             ", ".join(key[0] for key in victims))
+    return len(victims) >= over
+
+
+def sweep(demo: gr.Blocks, now: float | None = None) -> None:
+    """One pass: closed pages' runs finished and saved, sessions past their grace freed,
+    sessions no page holds let go, idle empty Gradio entries dropped, kept bundles swept."""
+    now = time.monotonic() if now is None else now
+    for session in REGISTRY.sessions(let_go=True):
+        if holding(session):  # a page took it back in a way come_back did not see
+            REGISTRY.take_back(session)
+        else:
+            finish_interrupted(session)
+    for session in REGISTRY.expired(now):
+        free(session)
+    for session in REGISTRY.sessions(let_go=False):
+        if holding(session):
+            _unheld.pop(id(session), None)
+        elif now - _unheld.setdefault(id(session), now) >= UNHELD_S:
+            let_go(session)
+    holder = _holders(demo)
+    if holder is not None:
+        idle_since = time.time() - EMPTY_IDLE_S
+        for session_hash, state in list(holder.session_data.items()):
+            used = holder.time_last_used.get(session_hash)
+            if not _our_sessions(state) and (used is None or used.timestamp() < idle_since) \
+                    and not _busy(demo, session_hash, []):
+                _drop_entry(holder, session_hash)
+    _sweep_orphan_folders()
+    return_store().sweep()
+
+
+def _sweep_orphan_folders() -> None:
+    """Session folders no live session owns (left by an earlier process), once older than the
+    grace period: they count against the disk budget and no one can download them."""
+    root = app_temp_dir()
+    if not root.is_dir():
+        return
+    old = time.time() - REGISTRY.grace_s
+    for folder in root.iterdir():
+        try:
+            stale = folder.name not in LIVE_FILES.sessions and folder.stat().st_mtime < old
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _no_blind_eviction(holder) -> None:
+    """Gradio evicts its least recently used entry past its capacity, skipping every delete
+    callback (a trained model went, its files orphaned); ``make_room`` chooses instead."""
+    def update(session_id: str) -> None:
+        with holder.lock:
+            if session_id in holder.session_data:
+                holder.session_data.move_to_end(session_id)
+
+    holder.update = update
+
+
+def start(demo: gr.Blocks, capacity: int, *, serving: bool) -> None:
+    """After ``demo.launch``: the sweep every ``SWEEP_S`` while it runs, our eviction in place
+    of Gradio's, and (``serving`` for good, in the main thread) SIGTERM saving the models."""
+    REGISTRY.grace_s = sessions.grace_seconds()
+    SERVED.add(demo)
+    demo.playground_capacity = capacity
+    holder = _holders(demo)
+    if holder is not None:
+        _no_blind_eviction(holder)
+    stopped = threading.Event()
+
+    def loop() -> None:
+        while not stopped.wait(SWEEP_S):
+            if not getattr(demo, "is_running", False):
+                return
+            try:
+                sweep(demo)
+            except Exception:  # the sweep must outlive anything one session does
+                log.exception("the session sweep failed")
+
+    threading.Thread(target=loop, name="playground-sweep", daemon=True).start()
+    if serving and threading.current_thread() is threading.main_thread():
+        install_sigterm()
+
+
+# --- SIGTERM ----------------------------------------------------------------------------------
+
+def save_for_restart(per_run_s: float = STOP_WAIT_PER_RUN_S,
+                     limit_s: float = STOP_WAIT_MAX_S) -> list[str]:
+    """Stop every run after its step, wait for them (``per_run_s`` each, ``limit_s`` in all),
+    and keep each returning visitor's bundle in the ``return_store``. Returns the digests
+    kept for. A run that has not ended in time keeps the bundle it saved before, if any."""
+    entries = REGISTRY.entries()
+    going = [s for s, _, _ in entries if s.run.running or s.run.pending]
+    for session in going:
+        session.run.stop_requested = True
+        if session.run.stop is not None:
+            session.run.stop()
+    deadline = time.monotonic() + min(limit_s, per_run_s * len(going))
+    for session in going:
+        _wait_for_run(session, max(0.0, deadline - time.monotonic()))
+    store, budget, kept = return_store(), disk.DiskBudget.from_env(), []
+    for session, digest, _ in entries:
+        if session.trained is None:
+            continue
+        bundle = finish_interrupted(session) or session.trained.bundle_path
+        if not bundle or not Path(bundle).is_file():
+            log.warning("a model was lost in the restart: its run did not end in time, unsaved")
+            continue
+        try:
+            used = disk.folder_bytes(app_temp_dir()) + store.used_bytes()
+            disk.check_room(Path(bundle).stat().st_size, session_used=0, app_used=used,
+                            budget=disk.DiskBudget(None, budget.app_bytes))
+            store.put(digest, bundle)
+            kept.append(digest)
+        except Exception:  # past the app's budget, a full disk: the others still go on
+            log.warning("a bundle could not be kept over the restart", exc_info=True)
+    return kept
+
+
+def install_sigterm() -> None:
+    """SIGTERM: ``save_for_restart``, then end as Ctrl-C does (the server closes)."""
+    def on_sigterm(signum, frame) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a second SIGTERM ends at once
+        kept = save_for_restart()
+        log.info("SIGTERM: kept %d bundles for returning visitors", len(kept))
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_sigterm)

@@ -1,0 +1,370 @@
+"""Coming back to the page (issue 13, part 5) and sessions floods cannot evict (issue 14):
+a reload finds the model, a closed page's run stops and is saved, the grace period ends,
+a wrong token finds nothing, SIGTERM keeps the bundles for a later load, new sessions per
+client are capped, eviction takes empty sessions first, and the disk budget refuses a save
+before it starts. Tiny runs, 127.0.0.1 only."""
+
+import os
+import signal
+import threading
+import time
+import types
+from pathlib import Path
+
+import gradio as gr
+import httpx
+import pytest
+import torch
+from checks import page_settings
+from gradio_client import Client
+
+from playground.checkpoint import load_bundle
+from playground.runtime import sessions
+from playground.runtime.sessions import SessionRegistry, new_token, token_digest
+from playground.train import EndRecord
+from playground.ui import corpus_tab, generate_tab, reattach, tokenizer_tab, train_tab
+from playground.ui.app import build_demo, launch
+from playground.ui.session import LIVE_FILES, Session, app_temp_dir
+from playground.ui.settings import PageSettings
+
+ENDLESS = dict(max_steps=1_000_000, eval_interval=100_000)
+NO_DEMO = types.SimpleNamespace()  # sweep() of handlers alone: no Gradio entries to look at
+
+
+@pytest.fixture(autouse=True)
+def registry(monkeypatch, tmp_path):
+    """A registry of this test's own (the module's is the process's), and a data folder."""
+    fresh = SessionRegistry(grace_s=600)
+    monkeypatch.setattr(reattach, "REGISTRY", fresh)
+    monkeypatch.setattr(reattach, "_unheld", {})
+    monkeypatch.setenv("PLAYGROUND_DATA_DIR", str(tmp_path / "data"))
+    return fresh
+
+
+def ready_session(text: str) -> Session:
+    session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, text)
+    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    return session
+
+
+def trained_session(text: str, **changes) -> Session:
+    session = ready_session(text)
+    list(train_tab.train_model(session, False, *page_settings(**changes)))
+    assert session.trained is not None and session.trained.bundle_path
+    return session
+
+
+def come_back(fresh: Session, token, query=None) -> tuple:
+    """What the page load's first event returns for a page holding ``fresh`` and ``token``."""
+    request = gr.Request(headers={"accept-language": "en"}, query_params=query or {})
+    return reattach.come_back(fresh, token, request, len(train_tab.SETTINGS))
+
+
+def weights(model) -> dict[str, torch.Tensor]:
+    return {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def same_weights(a, b) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def is_skip(value) -> bool:
+    return isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1
+
+
+def wait_for(condition, what, limit_s=60.0):
+    """Poll ``condition`` until it holds; fail after ``limit_s`` (a hang guard, not a timing)."""
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+def steps_trained(session: Session) -> int:
+    trained = session.trained
+    return sum(type(r).__name__ == "StepRecord" for r in trained.history) if trained else 0
+
+
+# --- a reload finds the session ---------------------------------------------------------------
+
+def test_a_reload_finds_the_model_its_runs_and_shows_them(tiny_text):
+    session = trained_session(tiny_text, sample_tokens=8)
+    first = come_back(session, None)  # the first page: a new token, stored by the browser
+    token = first[1]
+    assert sessions.valid_token(token) and first[0] is session
+    reattach.let_go(session)  # the page closed (close_tab: no other page holds it)
+    assert reattach.REGISTRY.closed_since(session) is not None and session.trained is not None
+
+    fresh = Session()
+    page = come_back(fresh, token)
+    assert page[0] is session and page[1] == token  # the new page's state is the old session
+    assert reattach.REGISTRY.closed_since(session) is None  # its grace period is over
+    status, download, samples = page[2], page[3], page[4]
+    assert status.startswith("**Welcome back.** Your model is still here: ")
+    assert f"{session.trained.model.num_params():,} parameters, trained 6 steps" in status
+    assert download.value["path"] == session.trained.bundle_path
+    assert Path(download.value["path"]).is_file()
+    assert samples.startswith("── step 6 · validation loss")  # the newest evaluation first
+    shown = PageSettings.from_list(list(page[6:]))
+    assert shown == PageSettings.from_configs(session.trained.model_config,
+                                              session.trained.train_config)
+    assert session.runs.names() == ["run 1"]  # the Compare tab's history
+    # the Generate tab works at once, with the model that came back
+    written = list(generate_tab.generate_text(page[0], "To", 12, 1.0, 0, 1.0, 7))[-1][1]
+    assert written.startswith("To") and len(written) == 14
+
+
+def test_a_shared_link_in_the_address_keeps_its_settings_and_chinese_is_spoken(tiny_text):
+    session = trained_session(tiny_text)
+    token = come_back(session, None)[1]
+    reattach.let_go(session)
+    session.lang = "zh-CN"
+    page = come_back(Session(), token, query={"v": "1", "n_layer": "2"})
+    assert page[0] is session and page[2].startswith("**欢迎回来。**")
+    assert all(is_skip(value) for value in page[6:])  # the link's settings win
+
+
+def test_a_wrong_token_or_a_leaked_session_hash_finds_nothing(tiny_text):
+    session = trained_session(tiny_text)
+    token = come_back(session, None)[1]
+    reattach.let_go(session)
+    near = token[:-1] + ("A" if token[-1] != "A" else "B")
+    for guess in (new_token(), near, session.id, token_digest(token), None, 12345, "x" * 10_000):
+        fresh = Session()
+        page = come_back(fresh, guess)
+        assert page[0] is fresh and fresh.trained is None, guess
+        assert page[1] != token and sessions.valid_token(page[1])
+        assert all(is_skip(value) for value in page[2:])
+    assert come_back(Session(), token)[0] is session  # the real token still does
+
+
+def test_after_the_grace_period_the_model_and_its_files_are_freed(tiny_text):
+    session = trained_session(tiny_text)
+    token = come_back(session, None)[1]
+    folder = app_temp_dir() / session.id
+    reattach.let_go(session)
+    now = time.monotonic()
+    reattach.sweep(NO_DEMO, now=now + 599)
+    assert session.trained is not None and folder.is_dir()
+    reattach.sweep(NO_DEMO, now=now + 601)
+    assert session.trained is None and session.run.released
+    assert not folder.exists() and session.id not in LIVE_FILES.sessions
+    fresh = Session()
+    assert come_back(fresh, token)[0] is fresh
+
+
+def test_an_empty_session_or_no_grace_frees_at_once(tiny_text, registry):
+    empty = Session()
+    come_back(empty, None)
+    reattach.let_go(empty)  # nothing in it: nothing to come back to
+    assert empty.run.released and reattach.REGISTRY.sessions() == []
+    registry.grace_s = 0  # PLAYGROUND_GRACE_S=0: closed pages free at once, as before
+    session = trained_session(tiny_text)
+    come_back(session, None)
+    reattach.let_go(session)
+    assert session.trained is None and session.run.released
+
+
+def test_an_in_grace_sessions_download_survives_gradios_cache_sweep(tiny_text):
+    from gradio.route_utils import delete_files_created_by_app
+
+    demo = build_demo()
+    session = trained_session(tiny_text)
+    come_back(session, None)
+    reattach.let_go(session)
+    bundle = session.trained.bundle_path
+    demo.temp_file_sets[0].add(bundle)  # what Gradio records for a file the page served
+    delete_files_created_by_app(demo, age=None)
+    assert Path(bundle).is_file()
+
+
+# --- a page closed mid-run ----------------------------------------------------------------------
+
+def start_endless(session: Session):
+    run = train_tab.train_model(session, False, *page_settings(**ENDLESS))
+    while steps_trained(session) < 3:
+        next(run)
+    return run
+
+
+def test_a_page_closed_mid_run_stops_it_and_its_model_is_saved_for_its_return(tiny_text):
+    session = ready_session(tiny_text)
+    token = come_back(session, None)[1]
+    run = start_endless(session)
+    reattach.let_go(session)  # the page closed
+    assert session.run.stop_requested
+    run.close()  # and Gradio closes the handler of a page that went away, before it saves
+    assert not session.run.running
+    step = session.trained.trainer_state["step"]
+    page = come_back(Session(), token)  # the reload saves what the closed run left unsaved
+    assert page[0] is session and f"trained {step} steps" in page[2]
+    end = session.trained.history[-1]
+    assert isinstance(end, EndRecord) and (end.reason, end.step) == ("stopped", step)
+    bundle = load_bundle(page[3].value["path"])
+    assert same_weights(weights(bundle.model), weights(session.trained.model))
+    assert bundle.trainer_state["step"] == step and bundle.history[-1].reason == "stopped"
+    assert session.runs.names() == ["run 1"]
+
+
+def test_a_run_told_to_stop_by_a_closed_page_saves_its_own_bundle(tiny_text):
+    session = ready_session(tiny_text)
+    come_back(session, None)
+    run = start_endless(session)
+    reattach.let_go(session)
+    updates = list(run)  # a handler Gradio did not close ends after its step, as Stop does
+    assert "Stopped." in updates[-1][2] and not session.run.running
+    saved = session.trained.bundle_path
+    assert reattach.finish_interrupted(session) == saved  # nothing left to finish
+    assert load_bundle(saved).trainer_state["step"] == session.trained.trainer_state["step"]
+
+
+# --- SIGTERM --------------------------------------------------------------------------------
+
+def test_sigterm_stops_runs_keeps_bundles_and_a_later_load_finds_them(tiny_text, monkeypatch,
+                                                                    tmp_path):
+    idle = trained_session(tiny_text)
+    idle_token = come_back(idle, None)[1]
+    busy = ready_session(tiny_text)
+    busy_token = come_back(busy, None)[1]
+    run = train_tab.train_model(busy, False, *page_settings(**ENDLESS))
+    worker = threading.Thread(target=lambda: list(run), daemon=True)
+    worker.start()
+    wait_for(lambda: steps_trained(busy) >= 3, "the run to take a few steps")
+
+    kept = reattach.save_for_restart()
+    assert sorted(kept) == sorted([token_digest(idle_token), token_digest(busy_token)])
+    worker.join(60)
+    assert not busy.run.running and busy.trained.history[-1].reason == "stopped"
+    stored = sorted(p.relative_to(tmp_path / "data").as_posix()
+                    for p in (tmp_path / "data").rglob("*") if p.is_file())
+    assert stored == sorted(f"returning/{d}/bundle.zip" for d in kept)  # digests, no token
+    expected = weights(busy.trained.model)
+
+    monkeypatch.setattr(reattach, "REGISTRY", SessionRegistry(600))  # a new process
+    fresh = Session()
+    page = come_back(fresh, busy_token)
+    assert page[0] is fresh and fresh.trained is not None
+    assert same_weights(weights(fresh.trained.model), expected)
+    assert page[2].startswith("**Welcome back.** The server restarted since your last visit")
+    assert Path(page[3].value["path"]).parent == app_temp_dir() / fresh.id  # its own download
+    assert reattach.return_store().find(token_digest(busy_token)) is None  # taken, not copied
+    other = Session()
+    assert come_back(other, new_token())[0].trained is None
+    assert reattach.REGISTRY.find(busy_token) is fresh
+
+
+def test_the_sigterm_handler_saves_then_ends_as_ctrl_c_does(tiny_text):
+    session = trained_session(tiny_text)
+    token = come_back(session, None)[1]
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        reattach.install_sigterm()
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler runs in this thread before the sleep ends
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert reattach.return_store().find(token_digest(token)) is not None
+
+
+# --- floods: new sessions, capacity, time-to-live -------------------------------------------
+
+@pytest.fixture
+def served(monkeypatch):
+    monkeypatch.setenv("PLAYGROUND_NEW_SESSIONS_PER_MIN", "3")
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    yield demo, url
+    demo.close()
+
+
+def test_new_sessions_from_one_address_are_capped_per_minute(served):
+    demo, url = served
+    index = next(i for i, fn in demo.fns.items() if fn.api_name == "share_link")
+
+    def join(session_hash, lang="en"):
+        return httpx.post(f"{url}gradio_api/queue/join", headers={"accept-language": lang},
+                          json={"data": [], "fn_index": index, "session_hash": session_hash},
+                          timeout=30)
+
+    assert [join(f"flood-{n}").status_code for n in range(3)] == [200] * 3
+    refused = join("flood-3")
+    assert refused.status_code == 429
+    assert refused.json()["detail"] == ("This network opened 3 new sessions of this page in the "
+                                        "last minute, as many as it may; wait a minute, then "
+                                        "reload the page.")
+    assert join("flood-1").status_code == 200  # a session already counted goes on
+    assert "新会话" in join("flood-4", "zh-CN").json()["detail"]
+
+
+def session_block(demo) -> int:
+    return next(b._id for b in demo.blocks.values()
+                if isinstance(b, gr.State) and b.delete_callback is reattach.release_held)
+
+
+def test_when_the_server_is_full_empty_sessions_go_first_never_a_model_in_use(served, tiny_text):
+    demo, _ = served
+    holder, key = demo.server_app.state_holder, session_block(demo)
+    model = trained_session(tiny_text)
+    closed = trained_session(tiny_text)
+    come_back(closed, None)
+    reattach.let_go(closed)  # a model whose page has closed, waiting in its grace period
+    work = ready_session(tiny_text)  # a corpus and a tokenizer, no model
+    for name, session in (("model", model), ("work", work), ("empty", Session())):
+        holder[name][key] = session
+    holder["stateless"]  # an entry that never touched our state (a flood's)
+    assert set(holder.session_data) == {"model", "work", "empty", "stateless"}
+
+    def room_at(capacity):
+        demo.playground_capacity = capacity
+        return reattach.make_room(demo)
+
+    assert room_at(4) and set(holder.session_data) == {"model", "work"}  # 5 held: 2 went
+    assert room_at(3) and set(holder.session_data) == {"model"} and work.run.released
+    assert room_at(2) and closed.trained is None  # then the closed page's model
+    assert not room_at(1)  # the model a page holds never goes: no room
+    assert set(holder.session_data) == {"model"} and model.trained is not None
+    holder.capacity = 1  # and Gradio's own least-recently-used eviction is off
+    holder["newcomer"]
+    assert "model" in holder.session_data
+
+
+def test_at_its_time_to_live_gradios_entry_goes_with_the_session(tiny_text):
+    demo = build_demo(session_ttl_s=1.0)
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    client = Client(url, verbose=False, analytics_enabled=False)
+    try:
+        client.predict("Paste text", None, tiny_text, api_name="/use_corpus")
+        holder = demo.server_app.state_holder
+        (session,) = [v for v in holder.session_data[client.session_hash].state_data.values()
+                      if isinstance(v, Session)]
+        wait_for(lambda: session.run.released, "the session's time-to-live to pass")
+        wait_for(lambda: client.session_hash not in holder.session_data,
+                 "Gradio's entry, with the pasted text in its config, to go too")
+    finally:
+        client.close()
+        demo.close()
+
+
+# --- the disk budget ---------------------------------------------------------------------------
+
+def test_a_save_past_the_disk_budget_is_refused_before_it_starts_and_loses_nothing(
+        tiny_text, monkeypatch):
+    session = trained_session(tiny_text)
+    folder = app_temp_dir() / session.id
+    saved = Path(session.trained.bundle_path)
+    before = saved.read_bytes()
+    monkeypatch.setenv("PLAYGROUND_SESSION_DISK_MB", "0.001")  # 1 KB a visitor
+    with pytest.raises(gr.Error, match=r"past this server's limit of 1\.0 KB per visitor, so it "
+                                       r"was not saved; everything saved before is kept"):
+        list(train_tab.train_model(session, False, *page_settings(seed=5)))
+    assert sorted(folder.glob("*.zip")) == [saved] and saved.read_bytes() == before
+    assert not list(folder.glob(".*.tmp"))  # nothing begun either
+    assert session.trained is not None and session.trained.train_config.seed == 5  # kept here
+    monkeypatch.delenv("PLAYGROUND_SESSION_DISK_MB")
+    monkeypatch.setenv("PLAYGROUND_APP_DISK_MB", "0.001")
+    session.lang = "zh-CN"
+    with pytest.raises(gr.Error, match="本服务器存放模型的空间"):
+        list(train_tab.train_model(session, False, *page_settings(seed=6)))
+    assert sorted(folder.glob("*.zip")) == [saved] and saved.read_bytes() == before
