@@ -42,7 +42,7 @@ from typing import Iterable
 import torch
 
 from playground.config import ModelConfig, TrainConfig
-from playground.i18n import localize, msg
+from playground.i18n import Message, localize, msg
 
 LONG_RUN_ENV = "PLAYGROUND_LONG_RUN_S"  # the warning limit, in seconds
 LONG_RUN_S = 600.0  # by default a run estimated above 10 minutes gets a warning
@@ -368,6 +368,12 @@ def duration_text(seconds: float, lang: str = "en") -> str:
     >>> duration_text(66_000, "zh-CN")
     '18 小时 20 分'
     """
+    return localize(duration_message(seconds), lang)
+
+
+def duration_message(seconds: float) -> Message:
+    """``duration_text`` as a message, for a sentence that is said in its reader's language
+    later (a ``ConfigError``'s)."""
     s = max(1, round(seconds))
     if s < 60:
         said = msg("{s} s", s=s)
@@ -381,4 +387,4 @@ def duration_text(seconds: float, lang: str = "en") -> str:
     else:
         hours = round(s / 3600)
         said = msg("{d} days {h} h", d=hours // 24, h=hours % 24)
-    return localize(said, lang)
+    return said

@@ -84,11 +84,21 @@ def split_data(text: str, tokenizer: Tokenizer, val_fraction: float, block_size:
 
 
 def check_memory(model_config: ModelConfig, train_config: TrainConfig,
-                 device: torch.device, data_tokens: int = 0) -> None:
+                 device: torch.device, data_tokens: int = 0, held_bytes: int = 0) -> None:
     """Refuse a run whose memory estimate (``data_tokens`` of text included) exceeds
-    ``MEMORY_HEADROOM`` of what ``device`` has free."""
+    ``MEMORY_HEADROOM`` of what ``device`` has free, less ``held_bytes`` that other runs under
+    way may still take (their estimates: counted as taken even where already allocated, so
+    the check errs on the safe side)."""
     need = estimate_memory(model_config, train_config, data_tokens=data_tokens)
     free = available_memory(device)
+    if free is not None and held_bytes and need + held_bytes > MEMORY_HEADROOM * free:
+        raise ConfigError(msg("This model needs about {need} of memory to train; {free} is free "
+                              "on {device}, but other runs under way here may still need "
+                              "{held} of it. Try again when they have finished, or make it "
+                              "smaller: fewer layers (n_layer), a narrower width (n_embd), a "
+                              "smaller batch_size or block_size.",
+                              need=human_bytes(need), free=human_bytes(free),
+                              device=device.type, held=human_bytes(held_bytes)))
     if free is not None and need > MEMORY_HEADROOM * free:
         raise ConfigError(msg("This model needs about {need} of memory to train, but only {free} "
                               "is free on {device}. Make it smaller: fewer layers (n_layer), a "
@@ -154,14 +164,16 @@ def build_trainer(model: GPT, data: RunData, train_config: TrainConfig, tokenize
 def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
                 train_config: TrainConfig, *, model: GPT | None = None,
                 trainer_state: dict[str, Any] | None = None,
-                device: torch.device | None = None, check_free_memory: bool = True) -> PreparedRun:
+                device: torch.device | None = None, check_free_memory: bool = True,
+                held_bytes: int = 0) -> PreparedRun:
     """Check, encode, split and build: a ``PreparedRun``, or a ``ConfigError`` saying what to change.
 
     ``model`` and ``trainer_state`` continue a run (the model keeps its own config; the
     state must be behind ``train_config.max_steps``); without them a new model is built
     from ``train_config.seed`` with the tokenizer's vocabulary. ``device`` is where the run
     will train (default: ``train_config.device``); ``check_free_memory=False`` skips the
-    memory check where the device does not exist yet (a ZeroGPU Space, outside a chunk).
+    memory check where the device does not exist yet (a ZeroGPU Space, outside a chunk);
+    ``held_bytes`` is what other runs under way may still take (``check_memory``).
     """
     if model is not None:
         model_config = model.config
@@ -173,7 +185,8 @@ def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
         model_config = replace(model_config, vocab_size=tokenizer.vocab_size)
     if check_free_memory:
         check_memory(model_config, train_config, device or pick_device(train_config.device),
-                     data_tokens=len(corpus.text))  # tokens <= characters: char, and BPE on most text
+                     data_tokens=len(corpus.text),  # tokens <= characters: char, and BPE on most text
+                     held_bytes=held_bytes)
     data = split_data(corpus.text, tokenizer, train_config.val_fraction, model_config.block_size)
     if model is None:
         model = new_model(model_config, train_config.seed)

@@ -61,9 +61,12 @@ TOKENIZER = [None, "char", 512]  # the session's State (null), kind, vocab_size
 
 def test_every_compute_handler_is_on_the_compute_queue(served):
     demo, *_ = served
-    compute = {fn.api_name for fn in demo.fns.values() if fn.concurrency_id == guard.COMPUTE}
+    compute = {fn.api_name for fn in demo.fns.values() if fn.concurrency_id in guard.COMPUTE_IDS}
     assert {"train_model", "train_one_change", "train_tokenizer", "upload_bundle", "generate",
-            "show_attention", "export_script", "push_to_hub"} <= compute
+            "show_attention", "export_script", "push_to_hub", "inside_forward", "inside_surprise",
+            "inside_embedding_map", "inside_step_1", "inside_step_10", "inside_step_100"} <= compute
+    training = {fn.api_name for fn in demo.fns.values() if fn.concurrency_id == guard.TRAINING}
+    assert training == {"train_model", "train_one_change"}  # the runs that take turns
 
 
 def test_no_non_queued_route_reaches_a_queued_handler(served):

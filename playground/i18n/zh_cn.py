@@ -65,6 +65,26 @@ ZH_CN: dict[str, str] = {
     "new GPU process: untick compile and press Start again.":
         "compile（torch.compile）在 ZeroGPU 上无法使用，因为每段训练都在一个新的 GPU 进程里运行："
         "请取消勾选 compile，再按一次开始。",
+    "compile (torch.compile) is off on this shared server: it costs every visitor half a minute "
+    "of the machine before the first step. Untick compile (under Advanced) and press Start again.":
+        "这台共享服务器关闭了 compile（torch.compile）：第一步之前它要占用机器约半分钟，"
+        "每位访客都得等。请在“高级设置”里取消勾选 compile，再按一次开始。",
+    "This run would take about {time} here, and this shared server takes runs of up to about "
+    "{limit}. Lower the training steps (max_steps, under Advanced) or pick a smaller preset.":
+        "这次训练在这里大约要 {time}，而这台共享服务器只接受最长约 {limit} 的训练。"
+        "请在“高级设置”里减少训练步数（max_steps），或选一个更小的预设。",
+    "Stopped at the time limit of this shared server ({limit} per run), at step {step}, so "
+    "everyone gets a turn. The model is kept: download it below, or tick Continue training and "
+    "press Start to train it further.":
+        "已到这台共享服务器每次训练的时间上限（{limit}），停在第 {step} 步，好让每个人都能轮到。"
+        "模型已保留：可以在下方下载，或勾选“继续训练”再按开始，接着训练。",
+    "This model needs about {need} of memory to train; {free} is free on {device}, but other "
+    "runs under way here may still need {held} of it. Try again when they have finished, or make "
+    "it smaller: fewer layers (n_layer), a narrower width (n_embd), a smaller batch_size or "
+    "block_size.":
+        "训练这个模型大约需要 {need} 内存；{device} 上还有 {free} 空闲，但这里正在进行的其他训练"
+        "可能还要用掉其中的 {held}。请等它们结束后再试，或者把模型改小：减少层数（n_layer）、"
+        "减小宽度（n_embd）、减小 batch_size 或 block_size。",
     "Finished all {max_steps} steps.": "已完成全部 {max_steps} 步。",
     "Paused at step {step} of {max_steps}; run() continues.":
         "在第 {step} 步暂停（共 {max_steps} 步）；再次调用 run() 会继续。",

@@ -22,6 +22,7 @@ from typing import Sequence
 import gradio as gr
 from starlette.middleware import Middleware
 
+from playground.runtime import fairshare
 from playground.ui import guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
@@ -107,7 +108,8 @@ THEME = gr.themes.Soft(
 
 
 def compute_concurrency() -> int:
-    """How many training/generation/attention jobs run at once (env PLAYGROUND_CONCURRENCY)."""
+    """How many jobs (training turns, generation, attention...) compute at once (env
+    PLAYGROUND_CONCURRENCY); any number of runs, up to ``hosting.max_runs``, take turns."""
     try:
         return max(1, int(os.environ.get("PLAYGROUND_CONCURRENCY", "1")))
     except ValueError:
@@ -164,6 +166,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     after its last change (default ``session_ttl()``) or when its tab closes (a page's session
     with work in it after a grace period, for a reload to find it: ``reattach``)."""
     limit = compute_concurrency()
+    fairshare.configure(limit)  # jobs computing at once; every run and job takes turns
     ttl = session_ttl() if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
         with gr.Row(elem_id="page-header"):

@@ -17,6 +17,7 @@ from playground.insight.attention import attention_maps, head_patterns
 from playground.plots import attention_figure, attention_grid_figure
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
+from playground.runtime.fairshare import in_turns
 
 # the text looked at in the Generate tab's monospace face; on a phone the heatmap keeps a
 # readable width (one label per token) and scrolls sideways rather than squeezing its labels
@@ -124,7 +125,7 @@ def build(session: gr.State, concurrency_limit: int) -> AttentionTab:
             grid = gr.Plot(label=tr("attention_grid"), elem_id="attention-grid")
             gr.Markdown(tr("attention_patterns"), elem_id="attention-patterns")
 
-    button.click(show_attention, [session, text, layer, head],
+    button.click(in_turns(show_attention), [session, text, layer, head],
                  [session, text, layer, head, heatmap, grid, summary],
                  concurrency_limit=concurrency_limit, concurrency_id="compute",
                  show_progress_on=[summary], api_name="show_attention")

@@ -28,6 +28,7 @@ from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
 from playground.ui.session import Session, ensure, friendly_errors
 from playground.ui.settings import PageSettings
+from playground.runtime import hosting
 
 SUMMARY_ROWS = {  # the figures under the settings: the run summary's key, its row title
     "val_loss": msg("final validation loss"), "val_bpc": msg("final bits per character"),
@@ -213,7 +214,7 @@ def wire(compare: CompareTab, train: train_tab.TrainTab, session: gr.State, tabs
         [session, train.continue_training, *train.settings, tabs], concurrency_limit=None,
         api_name="one_change").success(
         train_tab.train_model, [session, train.continue_training, *train.settings],
-        train.outputs, concurrency_limit=concurrency_limit, concurrency_id="compute",
+        train.outputs, concurrency_limit=hosting.max_runs(), concurrency_id="training",
         show_progress_on=[train.status], api_name="train_one_change")
     started.failure(train_tab.release_run, session, session, concurrency_limit=None,
                     api_visibility="private", show_progress="hidden")

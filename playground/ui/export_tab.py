@@ -27,6 +27,7 @@ from playground.ui.corpus_tab import SOURCES
 from playground.ui.lang import detect_language, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.ui.settings import PageSettings, takes_settings
+from playground.runtime.fairshare import in_turns
 
 # the Corpus tab's choices and the link's corpus values (Corpus.source)
 SOURCE_OF_CHOICE = {"Tiny Shakespeare": "bundled", "Upload files": "upload", "Paste text": "paste"}
@@ -206,9 +207,9 @@ def build(session: gr.State, concurrency_limit: int) -> ExportTab:
         link = gr.Textbox(label=tr("share_link"), info=tr("share_link_info"), interactive=False,
                           buttons=["copy"], elem_id="share-link")
 
-    script_button.click(make_script, session, files, concurrency_limit=concurrency_limit,
+    script_button.click(in_turns(make_script), session, files, concurrency_limit=concurrency_limit,
                         concurrency_id="compute", api_name="export_script")
-    push_button.click(push, [session, repo, token, private], pushed,
+    push_button.click(in_turns(push), [session, repo, token, private], pushed,
                       concurrency_limit=concurrency_limit, concurrency_id="compute",
                       api_name="push_to_hub", api_visibility="private")
     return ExportTab(link_button=link_button, link=link)

@@ -34,6 +34,7 @@ from playground.plots import highlight_html, next_token_figure
 from playground.ui.lang import tr
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    require_model)
+from playground.runtime.fairshare import in_turns
 
 PUSHES_PER_S = 10
 MEMO_DEFAULT_CHARS = 20
@@ -314,7 +315,7 @@ def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
     # an example fills the prompt, then writes as Generate does (the same chain, so the
     # Attention tab follows it too)
     examples.load_input_event.then(None, js=CLICK_GENERATE, api_visibility="private")
-    event = started.then(write, [session, writing, *sampling, min_chars],
+    event = started.then(in_turns(write), [session, writing, *sampling, min_chars],
                          [session, view, chart, note], concurrency_limit=concurrency_limit,
                          concurrency_id="compute", show_progress_on=[note],
                          api_visibility="private")
@@ -326,7 +327,7 @@ def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
     # in, the text and the chart out; /check_copies: the report and the marked text), on a
     # trigger the page never shows or clicks: the page's Generate draws the text as HTML.
     api_only, api_text = gr.Button(visible=False), gr.Textbox(visible=False)
-    api_only.click(generate_text, [session, *sampling], [session, api_text, chart],
+    api_only.click(in_turns(generate_text), [session, *sampling], [session, api_text, chart],
                    concurrency_limit=concurrency_limit, concurrency_id="compute",
                    api_name="generate")
     api_only.click(check_copies, [session, min_chars], [session, api_text], concurrency_limit=2,

@@ -53,9 +53,11 @@ MAX_BODY_BYTES = 6 * 2**20  # a 5 MB paste or upload (the app's limit) and its J
 MAX_TEXT = MAX_BODY_BYTES  # a text box: the body's limit is its limit
 MAX_FILE_FIELD_CHARS = 4096  # a file reference: {"path": ..., "orig_name": ..., "meta": ...}
 MAX_FIELD_CHARS = 64  # a number, a checkbox, a choice: the longest is about 25 characters
-COMPUTE = "compute"  # the concurrency_id every computing handler shares
+COMPUTE = "compute"  # the concurrency_id of every computing handler but training
+TRAINING = "training"  # training runs': many at once, taking turns (runtime.fairshare)
+COMPUTE_IDS = (COMPUTE, TRAINING)  # what a session and a client have a limit of
 JOBS_PER_SESSION = 1
-JOBS_PER_CLIENT = 8  # a classroom behind one address still gets in; one script cannot fill 64
+JOBS_PER_CLIENT = 16  # a classroom behind one address gets in; one script cannot fill 64
 UPLOAD_BYTES_PER_HOUR = 200 * 2**20  # per client address: a classroom's files, not a disk's
 GUARDED_PREFIX = "/gradio_api/"
 # Gradio's deep links write the session's whole page state to disk on every GET, never deleted,
@@ -244,10 +246,11 @@ def _address_of(request) -> str:
 
 def _compute_jobs(queue) -> list[tuple[str, str]]:
     """(session hash, client address) of each compute event queued or running."""
-    events = list(getattr(queue.event_queue_per_concurrency_id.get(COMPUTE), "queue", []))
+    events = [e for key in COMPUTE_IDS
+              for e in getattr(queue.event_queue_per_concurrency_id.get(key), "queue", [])]
     events += [e for job in queue.active_jobs if job for e in job]
     return [(e.session_hash, _address_of(e.request)) for e in events
-            if e.fn.concurrency_id == COMPUTE]
+            if e.fn.concurrency_id in COMPUTE_IDS]
 
 
 def limit_jobs(blocks: gr.Blocks) -> None:
@@ -261,7 +264,7 @@ def limit_jobs(blocks: gr.Blocks) -> None:
     async def guarded_push(body, request, username):
         index = getattr(body, "fn_index", None)
         fn = blocks.fns.get(index) if isinstance(index, int) else None
-        if fn is None or fn.concurrency_id != COMPUTE:
+        if fn is None or fn.concurrency_id not in COMPUTE_IDS:
             return await push(body=body, request=request, username=username)
         address, lang = _address_of(request), _language(getattr(request, "headers", None))
         jobs = _compute_jobs(queue) + joining

@@ -46,6 +46,7 @@ from playground.ui import loss_panel, train_tab, zerogpu
 from playground.ui.lang import tr
 from playground.ui.session import Session, TrainedModel, ensure
 from playground.ui.settings import PageSettings, takes_settings
+from playground.runtime.fairshare import in_turns
 
 log = logging.getLogger("playground.ui")
 
@@ -587,11 +588,11 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
     redraw = dict(concurrency_limit=None, show_progress="hidden", api_visibility="private")
     gr.on([w.change for w in settings], show_diagram, [session, *settings], diagram,
           trigger_mode="always_last", **redraw)
-    tab.select(on_open, [session, view, prompt, text, position, *sampling, *settings],
+    tab.select(in_turns(on_open), [session, view, prompt, text, position, *sampling, *settings],
                [view, diagram, prompt, text, forward_summary, vectors, attention, lens,
                 distribution, surprise_view, surprise_summary, embedding, map_caption,
                 step_status, timeline], **redraw)
-    gr.on([run.click, prompt.submit], run_forward, [session, view, prompt, *sampling],
+    gr.on([run.click, prompt.submit], in_turns(run_forward), [session, view, prompt, *sampling],
           [view, prompt, position, forward_summary, vectors, attention, lens, distribution],
           show_progress_on=[forward_summary], api_name="inside_forward", **compute)
     position.input(move_position, [session, view, position, *sampling],
@@ -599,7 +600,7 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
                    trigger_mode="always_last", **redraw)
     gr.on([w.input for w in sampling], reshape, [session, view, position, *sampling],
           [distribution, sampling_line], trigger_mode="always_last", **redraw)
-    surprise_button.click(run_surprise, [session, view, text],
+    surprise_button.click(in_turns(run_surprise), [session, view, text],
                           [view, text, surprise_view, surprise_summary],
                           show_progress_on=[surprise_summary], api_name="inside_surprise",
                           **compute)
@@ -607,11 +608,11 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
                attention, lens, distribution, timeline, surprise_view, surprise_summary,
                embedding, map_caption]
     for k, button in zip(STEP_SIZES, step_buttons):
-        button.click(step_model, [session, view, gr.State(k), prompt, *sampling, *settings],
+        button.click(in_turns(step_model), [session, view, gr.State(k), prompt, *sampling, *settings],
                      stepped, show_progress_on=[step_status], api_name=f"inside_step_{k}",
                      **compute)
     step_stop.click(train_tab.stop_training, session, None, concurrency_limit=None,
                     api_visibility="private", show_progress="hidden")
-    map_button.click(run_embedding_map, [session, view], [view, embedding, map_caption],
+    map_button.click(in_turns(run_embedding_map), [session, view], [view, embedding, map_caption],
                      show_progress_on=[map_caption], api_name="inside_embedding_map", **compute)
     return InsideTab(diagram=diagram)

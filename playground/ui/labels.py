@@ -389,13 +389,14 @@ EN: dict[str, str] = {
     "share_intro": "A link that opens this page with the settings of every tab filled in "
                    "(your own text is not part of it).",
     "share_link_info": "Copy it with the button on the right and send it to anyone.",
-    "page_footer": "<small>Each visitor has their own text, tokenizer and model; training, "
-                   "generation and attention take turns on this machine (one at a time), and a "
-                   "waiting job shows its place in the queue.</small>",
-    "page_footer_parallel": "<small>Each visitor has their own text, tokenizer and model; "
-                            "training, generation and attention take turns on this machine (a "
-                            "few at a time), and a waiting job shows its place in the "
-                            "queue.</small>",
+    "page_footer": "<small>Each visitor has their own text, tokenizer and model. Everyone's "
+                   "training, generation and attention share this machine in short turns (one "
+                   "at a time), so every run moves within seconds, and a waiting run shows its "
+                   "place.</small>",
+    "page_footer_parallel": "<small>Each visitor has their own text, tokenizer and model. "
+                            "Everyone's training, generation and attention share this machine "
+                            "in short turns (a few at a time), so every run moves within "
+                            "seconds, and a waiting run shows its place.</small>",
     "page_coach_empty": "**Training coach**  \nNothing to flag so far.",
     # the preset menu: "name: description" of each preset (config.PRESETS; the page offers them all)
     "page_preset_quick": "quick: 3 layers with RoPE and the Muon optimizer for 1400 steps: "
@@ -714,11 +715,12 @@ ZH_CN: dict[str, str] = {
     "hub_private_info": "只有你（和你的组织）能看到私有仓库。",
     "share_intro": "一个链接：打开后页面上每个标签页的设置都会被填好（不包含你自己的文本）。",
     "share_link_info": "用右边的按钮复制，然后发给任何人。",
-    "page_footer": "<small>每位访客都有自己的文本、分词器和模型；训练、生成和注意力计算在这台机器上"
-                   "轮流进行（一次一个），排队等待的任务会显示它在队列中的位置。</small>",
-    "page_footer_parallel": "<small>每位访客都有自己的文本、分词器和模型；训练、生成和注意力计算在"
-                            "这台机器上轮流进行（一次几个），排队等待的任务会显示它在队列中的位置。"
-                            "</small>",
+    "page_footer": "<small>每位访客都有自己的文本、分词器和模型。大家的训练、生成和注意力计算在这台"
+                   "机器上以很短的轮次轮流进行（一次一个），所以每个训练几秒内就会动起来，等待中的训练"
+                   "会显示它的位置。</small>",
+    "page_footer_parallel": "<small>每位访客都有自己的文本、分词器和模型。大家的训练、生成和注意力"
+                            "计算在这台机器上以很短的轮次轮流进行（一次几个），所以每个训练几秒内"
+                            "就会动起来，等待中的训练会显示它的位置。</small>",
     "page_coach_empty": "**训练教练**  \n目前没有需要提醒的问题。",
     "page_preset_quick": "quick：3 层模型，使用 RoPE 和 Muon 优化器训练 1400 步：写出有莎士比亚剧本样子的"
                          "文本（验证损失约 1.6），每次评估都会写一段样本。",

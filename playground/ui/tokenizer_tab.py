@@ -19,6 +19,7 @@ from playground.plots import display_token, token_html
 from playground.tokenizer import BPE_DEFAULT_VOCAB, BPE_MAX_VOCAB, BPE_MIN_VOCAB, train_tokenizer
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors
+from playground.runtime.fairshare import in_turns
 
 KINDS = [(tr("choice_kind_char"), "char"), (tr("choice_kind_bpe"), "bpe")]
 SAMPLE_CHARS = 400
@@ -163,7 +164,7 @@ def build(session: gr.State, concurrency_limit: int) -> TokenizerTab:
         fused = gr.HTML(elem_id="merge-view")
 
     kind.change(toggle_vocab, kind, vocab_size, queue=False, api_visibility="private")
-    event = train_btn.click(train_tokenizer_handler, [session, kind, vocab_size],
+    event = train_btn.click(in_turns(train_tokenizer_handler), [session, kind, vocab_size],
                             [session, summary, tokens, merges], concurrency_limit=concurrency_limit,
                             concurrency_id="compute", api_name="train_tokenizer")
     event.success(setup_merges, [session, sample], [step, caption, fused], concurrency_limit=2,

@@ -27,6 +27,7 @@ that last update.)
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import statistics
 import time
@@ -45,6 +46,7 @@ from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
 from playground.prepare import PreparedRun, check_memory, prepare_run
+from playground.runtime import fairshare, hosting
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
@@ -334,6 +336,19 @@ def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: E
     return line
 
 
+def waiting_line(waiting: fairshare.Waiting, started: bool, lang: str = "en") -> str:
+    """The status line while the run waits for its turn on the shared machine.
+
+    >>> waiting_line(fairshare.Waiting(ahead=3, runs=5), False)
+    '**Waiting for a turn:** 3 jobs ahead of yours. Runs here take turns of a fraction of a second, so yours starts soon.'
+    """
+    if started:
+        return t("**Waiting for a turn:** {runs} runs share this machine, taking turns; yours "
+                 "goes on in a moment.", lang, runs=f"{waiting.runs:,}")
+    return t("**Waiting for a turn:** {ahead} jobs ahead of yours. Runs here take turns of a "
+             "fraction of a second, so yours starts soon.", lang, ahead=f"{waiting.ahead:,}")
+
+
 def eval_line(progress: EvalProgress, left: float | None, lang: str = "en") -> str:
     """The status line while an evaluation runs: how many of its batches are done.
 
@@ -412,15 +427,27 @@ def check_start(session: Session | None, continue_training: bool, settings: Page
     session = ensure(session)
     corpus = session.corpus_or_default()
     if continue_training:
-        settings.configs(require_model(session, msg("continue training")).tokenizer.vocab_size)
+        trained = require_model(session, msg("continue training"))
+        _, train_cfg = settings.configs(trained.tokenizer.vocab_size)
+        _check_hosting(trained.model_config, train_cfg,
+                       done=int((trained.trainer_state or {}).get("step", 0)))
         return
     tokenizer = session.tokenizer
     if tokenizer is not None and session.tokenizer_corpus is not corpus:
         raise _tokenizer_mismatch(corpus)
     vocab = tokenizer.vocab_size if tokenizer is not None else len(set(corpus.text))
     model_cfg, train_cfg = settings.configs(vocab)
+    _check_hosting(model_cfg, train_cfg)
     if not zerogpu.ON_ZERO_GPU:
-        check_memory(model_cfg, train_cfg, pick_device(train_cfg.device))
+        check_memory(model_cfg, train_cfg, pick_device(train_cfg.device),
+                     held_bytes=fairshare.MACHINE.memory_held())
+
+
+def _check_hosting(model_cfg: ModelConfig, train_cfg: TrainConfig, *, done: int = 0) -> None:
+    """Refuse what this host does not take (``hosting.check_allowed``); the estimate is only
+    worked out where the host caps it."""
+    timing = run_estimate(model_cfg, train_cfg, done=done) if hosting.estimate_cap() else None
+    hosting.check_allowed(train_cfg, timing.seconds if timing is not None else None)
 
 
 def _tokenizer_mismatch(corpus) -> ConfigError:
@@ -447,7 +474,17 @@ def stop_training(session: Session | None) -> None:
 
 
 def _plan(session: Session, continue_training: bool, settings: PageSettings) -> PreparedRun:
-    """Check everything before a run starts (``prepare_run``); returns the run, or raises."""
+    """Check everything before a run starts (``prepare_run``); returns the run, or raises.
+
+    Planned in a turn of the machine (``fairshare``): when a class presses Start at once the
+    runs are checked and built one at a time, each seeing what the ones before it hold."""
+    with fairshare.MACHINE.turn():
+        return _plan_now(session, continue_training, settings,
+                         held=fairshare.MACHINE.memory_held())
+
+
+def _plan_now(session: Session, continue_training: bool, settings: PageSettings, *,
+              held: int) -> PreparedRun:
     corpus = session.corpus_or_default()
     # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
     check = not zerogpu.ON_ZERO_GPU
@@ -456,7 +493,7 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
         _, train_cfg = settings.configs(trained.tokenizer.vocab_size)
         return prepare_run(corpus, trained.tokenizer, trained.model_config, train_cfg,
                            model=trained.model, trainer_state=trained.trainer_state,
-                           check_free_memory=check)
+                           check_free_memory=check, held_bytes=held)
     tokenizer = session.tokenizer
     if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
         tokenizer = train_tokenizer("char", corpus.text)
@@ -468,7 +505,8 @@ def _plan(session: Session, continue_training: bool, settings: PageSettings) -> 
     if session.tokenizer_corpus is not corpus:
         raise _tokenizer_mismatch(corpus)
     model_cfg, train_cfg = settings.configs(tokenizer.vocab_size)
-    return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check)
+    return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check,
+                       held_bytes=held)
 
 
 def _save_bundle(trained: TrainedModel, workdir: Path) -> str:
@@ -506,14 +544,14 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     corpus, tokenizer = plan.corpus, plan.tokenizer
     model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
     timing = _warn_if_long(plan, settings, lang)
+    hosting.check_allowed(train_cfg, timing.seconds if timing is not None else None)
     run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
-    # From here on the session holds the model being trained: Stop (or a failure) keeps it.
-    # (Held here too: a session released mid-run drops it, and the run ends without it.)
-    trained = session.trained = TrainedModel(run.model, tokenizer, model_cfg, train_cfg,
-                                             list(run.history), plan.trainer_state, corpus=corpus)
-    session.attention = None
+    # The model being trained; the session holds it from the first step on (a run stopped
+    # while it waits for its turn leaves the session's earlier model as it was), and then
+    # Stop or a failure keeps it. (A session released mid-run drops it.)
+    trained = TrainedModel(run.model, tokenizer, model_cfg, train_cfg, list(run.history),
+                           plan.trainer_state, corpus=corpus)
     session.run.running, session.run.stop = True, run.stop
-    loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
     # the records so far (a continued run starts with its past), kept in the session's model
     # as they come: the health plots under the loss plot read them there
     live = trained.history
@@ -523,12 +561,33 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
         status += " " + t("About {time} in all.", lang,
                           time=estimate.duration_text(timing.seconds, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
+    records: Any = run.records(eval_progress=True)
+    if isinstance(run, zerogpu.LocalRun):  # a ZeroGPU chunk waits in ZeroGPU's own queue
+        # a turn at a time, with every other visitor's run and job (fairshare)
+        records = fairshare.MACHINE.take_turns(records, owner=id(session), report=True)
+    cap, began, capped, started = hosting.run_time_cap(), time.monotonic(), False, False
+    # what this run may take, counted against the runs checked after it (check_memory)
+    memory = fairshare.MACHINE.hold_memory(
+        estimate_memory(model_cfg, train_cfg, data_tokens=len(corpus.text)))
     try:
-        yield (session, loss_panel.figure(session, live), status, samples,
-               gr.DownloadButton(visible=False), session.plot.coach)
-        for rec in run.records(eval_progress=True):
+        # the plot and the coach keep the last run's until this one's first step
+        yield (session, gr.skip(), status, samples, gr.DownloadButton(visible=False), gr.skip())
+        for rec in records:
             if session.run.released:  # the tab closed or the session expired: end, keep nothing
-                return  # closing run.records() ends the trainer's loop
+                return  # closing the records ends the trainer's loop
+            if isinstance(rec, fairshare.Waiting):
+                if session.run.stop_requested:  # stopped before its first turn: nothing ran
+                    break
+                yield (session, gr.skip(), waiting_line(rec, started, lang), samples, gr.skip(),
+                       gr.skip())
+                continue
+            if not started:  # the first record: from now on this is the session's model
+                started = True
+                session.trained, session.attention = trained, None
+                loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
+            if cap is not None and not capped and time.monotonic() - began > cap:
+                capped = True  # this shared server's limit per run: stop as Stop would
+                run.stop()
             if session.run.stop_requested:
                 run.stop()
                 session.run.stop_requested = False
@@ -560,6 +619,17 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 yield (session, figure, status, samples, gr.skip(), session.plot.coach)
         if session.run.released:
             return
+        if not started:
+            yield (session, gr.skip(), t("**Stopped** before it began: it was still waiting for "
+                                         "its turn. Nothing changed; press Start to try again.",
+                                         lang), samples, gr.skip(), gr.skip())
+            return
+        if capped and end is not None and end.reason == "stopped":
+            end = dataclasses.replace(end, message=msg(
+                "Stopped at the time limit of this shared server ({limit} per run), at step "
+                "{step}, so everyone gets a turn. The model is kept: download it below, or tick "
+                "Continue training and press Start to train it further.",
+                limit=estimate.duration_message(cap), step=f"{end.step:,}"))
         trained.history, trained.trainer_state = list(run.history), run.state()
         bundle = _save_bundle(trained, session.workdir())
         status = _end_status(end, last_eval, lang, steps=trained.history,
@@ -570,7 +640,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
         yield (session, loss_panel.figure(session, trained.history), status, samples,
                gr.DownloadButton(value=bundle, visible=True), session.plot.coach)
     finally:
-        if not session.run.released:
+        fairshare.MACHINE.release_memory(memory)
+        if started and not session.run.released:
             trained.history, trained.trainer_state = list(run.history), run.state()
         session.run.running = session.run.stop_requested = False
         session.run.stop = None
@@ -754,14 +825,15 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     checked.failure(release_run, session, session, concurrency_limit=None,
                     api_visibility="private", show_progress="hidden")
     outputs = [session, plot, status, samples, download, coach]
+    # runs take turns on the machine (fairshare), so many may be under way at once
     trained = checked.success(train_model, [session, continue_training, *settings], outputs,
-                              concurrency_limit=concurrency_limit, concurrency_id="compute",
+                              concurrency_limit=hosting.max_runs(), concurrency_id="training",
                               show_progress_on=[status], api_name="train_model")
     trained.failure(release_run, session, session, concurrency_limit=None,
                     api_visibility="private", show_progress="hidden")
     stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training",
                show_progress="hidden")
-    upload.upload(upload_bundle, [session, upload],
+    upload.upload(fairshare.in_turns(upload_bundle), [session, upload],
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=concurrency_limit, concurrency_id="compute",  # guard.py
                   api_name="upload_bundle", show_progress="hidden")

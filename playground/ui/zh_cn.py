@@ -276,6 +276,15 @@ ZH_CN: dict[str, str] = {
         "**正在评估** 第 {step} 步的模型：{done} / {total} 个批次",
     "about {left} left": "约剩 {left}",
     "About {time} in all.": "总共约需 {time}。",
+    "**Waiting for a turn:** {ahead} jobs ahead of yours. Runs here take turns of a fraction of a "
+    "second, so yours starts soon.":
+        "**等待轮到你：**前面还有 {ahead} 个任务。这里的训练轮流进行，每次不到一秒，很快就到你。",
+    "**Waiting for a turn:** {runs} runs share this machine, taking turns; yours goes on in a "
+    "moment.":
+        "**等待轮到你：**有 {runs} 个训练轮流共用这台机器，你的马上继续。",
+    "**Stopped** before it began: it was still waiting for its turn. Nothing changed; press "
+    "Start to try again.":
+        "**已停止**，还没开始：它仍在等待轮到自己。什么都没有改变；按开始可以再试一次。",
     "This run writes no samples while it trains (sample length, sample_tokens, is 0 under "
     "Advanced). The Generate tab writes with the model once it is trained.":
         "这次运行在训练时不写样本（“高级”里的样本长度 sample_tokens 为 0）。训练好之后，可以在“生成”"

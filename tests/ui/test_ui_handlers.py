@@ -266,9 +266,25 @@ def test_second_start_is_refused_while_one_runs(ready):
         train_tab.reserve_run(ready)
     with pytest.raises(gr.Error, match="already going"):
         drain(train_tab.train_model(ready, False, *settings()))
+    before = ready.trained
+    next(run)  # the first step's update: from here on the session holds the model in training
+    assert ready.trained is not before and ready.trained.model is not None
     run.close()  # closing (a closed tab, or a cancel) still leaves the session consistent
     assert ready.run.running is False and ready.trained.model is not None
     assert train_tab.reserve_run(ready).run.pending is True
+
+
+def test_a_run_closed_before_its_first_step_leaves_the_earlier_model(trained):
+    """Stop (or a closed tab) while a run waits for its turn: the model trained before stays
+    the session's, untouched, and Start works again."""
+    before = trained.trained
+    run = train_tab.train_model(trained, False, *settings(max_steps=100_000, sample_tokens=0))
+    next(run)  # "Starting…": planned, not one step yet
+    run.close()
+    assert trained.trained is before and trained.run.running is False
+    train_tab.release_run(trained)
+    assert train_tab.reserve_run(trained).run.pending is True
+    train_tab.release_run(trained)
 
 
 def test_bundle_round_trip_and_continue_training(trained, tmp_path):

@@ -1,0 +1,166 @@
+"""The fair share of the machine: turns in order, one job computing per slot, short jobs between
+slices, idle holders passed over, waiting jobs told where they stand."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from playground.runtime.fairshare import FairShare, Waiting
+
+
+class Meter:
+    """Counts how many jobs compute at the same moment (the most ever seen) and who computed
+    in which order."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.now = self.most = 0
+        self.order: list[str] = []
+
+    def work(self, name: str, steps: int, seconds: float = 0.002):
+        for step in range(steps):
+            with self.lock:
+                self.now += 1
+                self.most = max(self.most, self.now)
+                self.order.append(name)
+            time.sleep(seconds)  # the step's compute (sleeping lets another thread overlap it)
+            with self.lock:
+                self.now -= 1
+            yield step
+
+
+def run_in_threads(share: FairShare, meter: Meter, names: list[str], steps: int, **kwargs):
+    results: dict[str, list] = {}
+
+    def one(name: str) -> None:
+        results[name] = [x for x in share.take_turns(meter.work(name, steps), owner=name, **kwargs)
+                         if not isinstance(x, Waiting)]
+
+    threads = [threading.Thread(target=one, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    return results
+
+
+@pytest.mark.parametrize("slots", [1, 2])
+def test_never_more_jobs_compute_than_slots_and_every_run_finishes(slots):
+    share, meter = FairShare(slots=slots, slice_s=0.01), Meter()
+    names = [f"run{i}" for i in range(6)]
+    results = run_in_threads(share, meter, names, steps=20)
+    assert results == {name: list(range(20)) for name in names}
+    assert meter.most == slots
+    assert share.stats() == {"holding": 0, "waiting": 0, "runs": 0}
+
+
+def test_runs_take_turns_instead_of_waiting_for_each_other_to_finish():
+    share, meter = FairShare(slots=1, slice_s=0.01), Meter()
+    names = [f"run{i}" for i in range(4)]
+    run_in_threads(share, meter, names, steps=40)
+    # one after another, the first run would be done before the last began; in turns, every
+    # run has computed some steps before any has done half of its own
+    half = {name: [i for i, who in enumerate(meter.order) if who == name][20] for name in names}
+    first = {name: meter.order.index(name) for name in names}
+    assert max(first.values()) < min(half.values())
+
+
+def test_a_short_job_is_served_between_two_slices_ahead_of_waiting_runs():
+    share = FairShare(slots=1, slice_s=0.05)
+    meter = Meter()
+    started = threading.Event()
+    order: list[str] = []
+
+    def long_run(name: str) -> None:
+        for _ in share.take_turns(meter.work(name, 60, 0.005), owner=name):
+            started.set()
+        order.append(name)
+
+    runs = [threading.Thread(target=long_run, args=(f"run{i}",)) for i in range(3)]
+    for thread in runs:
+        thread.start()
+    assert started.wait(10)
+    asked = time.monotonic()
+    with share.turn("generate"):
+        waited = time.monotonic() - asked
+        order.append("generate")
+    for thread in runs:
+        thread.join(timeout=60)
+    assert order[0] == "generate"  # before any of the runs (each has about 0.3 s of work) ended
+    assert waited < 3  # at most a slice, with generous room for a slow machine (not timed: bound)
+
+
+def test_a_holder_that_stops_asking_loses_its_turn():
+    share = FairShare(slots=1, slice_s=10.0, idle_s=0.05)
+    abandoned = share.take_turns(iter(range(100)), owner="gone")
+    assert next(abandoned) == 0  # holds the turn, and its caller never comes back
+    other = list(share.take_turns(iter("abc"), owner="B"))
+    assert other == ["a", "b", "c"]
+    abandoned.close()
+    assert share.stats() == {"holding": 0, "waiting": 0, "runs": 0}
+
+
+def test_a_waiting_run_reports_where_it_stands_and_can_leave_the_line():
+    share = FairShare(slots=1, idle_s=30.0)
+    holder = share.take_turns(iter(range(10)), owner="A")
+    next(holder)  # A holds the turn (idle, but for less than idle_s)
+    waiting = share.take_turns(iter(range(10)), owner="B", report=True)
+    report = next(waiting)
+    assert report == Waiting(ahead=1, runs=2)
+    assert share.stats() == {"holding": 1, "waiting": 1, "runs": 2}
+    waiting.close()  # Stop while waiting: out of the line at once, no turn needed
+    assert share.stats() == {"holding": 1, "waiting": 0, "runs": 1}
+    holder.close()
+
+
+def test_what_the_items_return_comes_through_and_closing_closes_them():
+    share = FairShare()
+    closed = []
+
+    def items():
+        try:
+            yield 1
+            yield 2
+        finally:
+            closed.append(True)
+        return "done"
+
+    def consume():
+        return (yield from share.take_turns(items(), owner="A"))
+
+    gen = consume()
+    assert list(gen) == [1, 2] and closed == [True]
+    turns = share.take_turns(items(), owner="A")
+    next(turns)
+    turns.close()
+    assert closed == [True, True]
+
+    def returned():
+        value = yield from share.take_turns(items(), owner="A")
+        yield value
+    assert list(returned()) == [1, 2, "done"]
+
+
+def test_an_error_in_a_job_gives_its_turn_back():
+    share = FairShare()
+
+    def failing():
+        yield 1
+        raise RuntimeError("the step failed")
+
+    with pytest.raises(RuntimeError):
+        list(share.take_turns(failing(), owner="A"))
+    with pytest.raises(ValueError), share.turn("B"):
+        raise ValueError
+    assert share.stats() == {"holding": 0, "waiting": 0, "runs": 0}
+    with share.turn("C"):  # the machine is free again
+        assert share.stats()["holding"] == 1
+
+
+def test_slots_must_be_positive():
+    with pytest.raises(ValueError):
+        FairShare(slots=0)
