@@ -203,7 +203,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         # on load: the visitor's language, and the text the server writes in it; from then on
         # whatever language the page shows (a choice under Settings included), reported by
         # SYNC_JS (.change: a hidden textbox sends no .input events)
-        loaded = reattach.wire(demo, session, token, train).then(  # a returning browser's first
+        # (first, a returning browser's session: reattach)
+        loaded = reattach.wire(demo, session, token, tabs, train).then(
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
             api_visibility="private")

@@ -265,9 +265,9 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
     its return (or a bundle SIGTERM kept for it), becomes the page's; else ``fresh`` is filed
     under the token (a new one if the browser had none).
 
-    Returns (session, token, status, download button, samples, coach, *settings): unchanged
-    (``gr.skip()``) where nothing came back; the settings only when the address holds no
-    shared link (the link's settings win)."""
+    Returns (session, token, tabs, status, download button, samples, coach, *settings):
+    unchanged (``gr.skip()``) where nothing came back; where a model did, the training tab is
+    shown, and the settings only when the address holds no shared link (the link's win)."""
     if not sessions.valid_token(token):
         token = sessions.new_token()
     session, restored = REGISTRY.find(token), False
@@ -288,11 +288,13 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
     _unheld.pop(id(session), None)
     skip = (gr.skip(),) * (4 + n_settings)
     if session.trained is None:
-        return (session, token, *skip)
+        return (session, token, gr.skip(), *skip)
+    shown = gr.Tabs(selected="train")  # where the status line and the download button are
     if session.run.running:
-        return (session, token, t("**Welcome back.** This session is training in another tab "
-                                  "of this browser; its model shows here once that run has "
-                                  "ended and this page is reloaded.", session.lang), *skip[1:])
+        return (session, token, shown, t("**Welcome back.** This session is training in another "
+                                         "tab of this browser; its model shows here once that "
+                                         "run has ended and this page is reloaded.",
+                                         session.lang), *skip[1:])
     bundle = finish_interrupted(session)
     query = dict(getattr(request, "query_params", None) or {})
     linked = any(key == "v" or key in LINK_KEYS for key in query)
@@ -300,16 +302,16 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
     settings = (gr.skip(),) * n_settings if linked else tuple(
         PageSettings.from_configs(trained.model_config, trained.train_config).as_list())
     download = gr.DownloadButton(value=bundle, visible=True) if bundle else gr.skip()
-    return (session, token, _welcome(session, restored), download, _samples(session),
+    return (session, token, shown, _welcome(session, restored), download, _samples(session),
             session.plot.coach or gr.skip(), *settings)
 
 
-def wire(demo: gr.Blocks, session: gr.State, token: gr.BrowserState, train: Any):
-    """The page load's first event: ``come_back``, writing the training tab's status,
-    download button, samples, coach and settings. Returns the event, for ``.then``."""
+def wire(demo: gr.Blocks, session: gr.State, token: gr.BrowserState, tabs: gr.Tabs, train: Any):
+    """The page load's first event: ``come_back``, showing the training tab and writing its
+    status, download button, samples, coach and settings. Returns the event, for ``.then``."""
     by_id = {getattr(c, "elem_id", None): c for c in train.outputs}
     download = next(c for c in train.outputs if isinstance(c, gr.DownloadButton))
-    outputs = [session, token, train.status, download, by_id["train-samples"],
+    outputs = [session, token, tabs, train.status, download, by_id["train-samples"],
                by_id["coach-notes"], *train.settings]
 
     def on_load(session_value: Session, token_value: Any, request: gr.Request) -> tuple:

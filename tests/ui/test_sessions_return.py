@@ -100,13 +100,14 @@ def test_a_reload_finds_the_model_its_runs_and_shows_them(tiny_text):
     page = come_back(fresh, token)
     assert page[0] is session and page[1] == token  # the new page's state is the old session
     assert reattach.REGISTRY.closed_since(session) is None  # its grace period is over
-    status, download, samples = page[2], page[3], page[4]
+    assert page[2].selected == "train"  # the tab with the status line and the download
+    status, download, samples = page[3], page[4], page[5]
     assert status.startswith("**Welcome back.** Your model is still here: ")
     assert f"{session.trained.model.num_params():,} parameters, trained 6 steps" in status
     assert download.value["path"] == session.trained.bundle_path
     assert Path(download.value["path"]).is_file()
     assert samples.startswith("── step 6 · validation loss")  # the newest evaluation first
-    shown = PageSettings.from_list(list(page[6:]))
+    shown = PageSettings.from_list(list(page[7:]))
     assert shown == PageSettings.from_configs(session.trained.model_config,
                                               session.trained.train_config)
     assert session.runs.names() == ["run 1"]  # the Compare tab's history
@@ -121,8 +122,8 @@ def test_a_shared_link_in_the_address_keeps_its_settings_and_chinese_is_spoken(t
     reattach.let_go(session)
     session.lang = "zh-CN"
     page = come_back(Session(), token, query={"v": "1", "n_layer": "2"})
-    assert page[0] is session and page[2].startswith("**欢迎回来。**")
-    assert all(is_skip(value) for value in page[6:])  # the link's settings win
+    assert page[0] is session and page[3].startswith("**欢迎回来。**")
+    assert all(is_skip(value) for value in page[7:])  # the link's settings win
 
 
 def test_a_wrong_token_or_a_leaked_session_hash_finds_nothing(tiny_text):
@@ -198,10 +199,10 @@ def test_a_page_closed_mid_run_stops_it_and_its_model_is_saved_for_its_return(ti
     assert not session.run.running
     step = session.trained.trainer_state["step"]
     page = come_back(Session(), token)  # the reload saves what the closed run left unsaved
-    assert page[0] is session and f"trained {step} steps" in page[2]
+    assert page[0] is session and f"trained {step} steps" in page[3]
     end = session.trained.history[-1]
     assert isinstance(end, EndRecord) and (end.reason, end.step) == ("stopped", step)
-    bundle = load_bundle(page[3].value["path"])
+    bundle = load_bundle(page[4].value["path"])
     assert same_weights(weights(bundle.model), weights(session.trained.model))
     assert bundle.trainer_state["step"] == step and bundle.history[-1].reason == "stopped"
     assert session.runs.names() == ["run 1"]
@@ -246,8 +247,8 @@ def test_sigterm_stops_runs_keeps_bundles_and_a_later_load_finds_them(tiny_text,
     page = come_back(fresh, busy_token)
     assert page[0] is fresh and fresh.trained is not None
     assert same_weights(weights(fresh.trained.model), expected)
-    assert page[2].startswith("**Welcome back.** The server restarted since your last visit")
-    assert Path(page[3].value["path"]).parent == app_temp_dir() / fresh.id  # its own download
+    assert page[3].startswith("**Welcome back.** The server restarted since your last visit")
+    assert Path(page[4].value["path"]).parent == app_temp_dir() / fresh.id  # its own download
     assert reattach.return_store().find(token_digest(busy_token)) is None  # taken, not copied
     other = Session()
     assert come_back(other, new_token())[0].trained is None

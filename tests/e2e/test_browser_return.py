@@ -1,0 +1,54 @@
+"""Coming back in a real browser: train the tiny preset, reload the page, and the model is
+still there (issue 13, part 5): the status line says so, the download button is back and its
+file is the model, and the Generate tab writes with it at once."""
+
+import re
+
+import pytest
+
+from playground.checkpoint import load_bundle
+
+pytestmark = pytest.mark.e2e
+
+VIEW = "#generated-text .copy-view"
+
+
+def test_a_reload_brings_back_the_model_its_download_and_generate(page, app_url, tmp_path,
+                                                                    screenshot_dir):
+    from playwright.sync_api import expect
+
+    page.goto(app_url)
+    page.get_by_role("tab", name="3 · Model & training").click()
+    page.locator("#preset-choice label").filter(has_text="tiny ·").click()
+    page.get_by_text("Advanced: every setting", exact=True).click()
+    steps = page.get_by_label("training steps (max_steps)", exact=True)
+    steps.fill("60")  # the tiny preset's model, trained briefly
+    steps.press("Tab")
+    page.get_by_role("button", name="Start training").click()
+    status = page.locator("#train-status")
+    expect(status).to_contain_text("Done.", timeout=300_000)
+    download = page.get_by_role("button", name="Download the trained model (.zip)")
+    expect(download).to_be_visible()
+
+    page.reload()  # the page closes (its run had ended) and a new one loads with the token
+    # the training tab is shown, where the status line and the download button are
+    expect(status).to_contain_text("Welcome back. Your model is still here")
+    expect(status).to_contain_text("trained 60 steps")
+    expect(download).to_be_visible()
+    expect(page.locator("#train-samples textarea")).to_have_value(re.compile(r"── step 60"))
+    page.screenshot(path=screenshot_dir / "return-after-reload.png", full_page=True)
+    with page.expect_download() as got:
+        download.click()
+    saved = tmp_path / "returned.zip"
+    got.value.save_as(saved)
+    bundle = load_bundle(saved)
+    assert bundle.trainer_state["step"] == 60 and bundle.model_config.n_layer == 2
+
+    page.get_by_role("tab", name="4 · Generate").click()
+    prompt = page.locator("#generate-prompt textarea:visible")
+    prompt.fill("ROMEO:")
+    page.get_by_role("button", name="Generate", exact=True).click()
+    expect(page.locator("#generate-note")).to_contain_text(re.compile(r"Written with seed \d+"))
+    text = page.locator(VIEW).inner_text()
+    assert text.startswith("ROMEO:") and len(text) > 50
+    page.screenshot(path=screenshot_dir / "return-generate.png", full_page=True)
