@@ -270,7 +270,6 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     return served
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
     """``playground-app [--host H] [--port P]``: serve the page until Ctrl-C, as ``app.py`` does."""
     parser = argparse.ArgumentParser(
