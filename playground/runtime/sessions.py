@@ -105,17 +105,20 @@ def new_sessions_per_minute(env: Mapping[str, str] | None = None) -> int:
 
 
 def session_capacity(free_memory: int | None, env: Mapping[str, str] | None = None) -> int:
-    """How many sessions the server holds at most: ``PLAYGROUND_MAX_SESSIONS``, else as many
-    empty ones as fit in a quarter of the memory free at start (between 64 and 10,000).
+    """How many sessions the server holds at most: ``PLAYGROUND_MAX_SESSIONS`` (0: Gradio's
+    10,000), else as many empty ones as fit in a quarter of the memory free at start (between
+    64 and 10,000).
 
     >>> session_capacity(16 * 2**30, {}), session_capacity(None, {}), session_capacity(0, {"PLAYGROUND_MAX_SESSIONS": "5"})
     (4096, 10000, 5)
     """
     env = os.environ if env is None else env
     try:
-        return max(1, int(env["PLAYGROUND_MAX_SESSIONS"]))
+        asked = int(env["PLAYGROUND_MAX_SESSIONS"])
     except (KeyError, ValueError):
         pass
+    else:
+        return asked if asked > 0 else MAX_SESSIONS
     if free_memory is None:
         return MAX_SESSIONS
     return max(MIN_SESSIONS, min(MAX_SESSIONS, int(free_memory * MEMORY_SHARE) // ENTRY_BYTES))

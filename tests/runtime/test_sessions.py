@@ -86,6 +86,7 @@ def test_limits_come_from_the_environment_with_safe_fallbacks():
     assert session_capacity(2**40, {}) == 10_000 and session_capacity(2**20, {}) == 64
     assert session_capacity(4 * 2**30, {}) == 1024  # a quarter of 4 GB at 1 MB a session
     assert session_capacity(2**40, {"PLAYGROUND_MAX_SESSIONS": "7"}) == 7
+    assert session_capacity(2**20, {"PLAYGROUND_MAX_SESSIONS": "0"}) == 10_000  # 0: no limit of ours
 
 
 def test_the_core_module_imports_no_gradio():
