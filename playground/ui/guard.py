@@ -64,6 +64,7 @@ GUARDED_PREFIX = "/gradio_api/"
 # and hand it to anyone with the session hash; the page has its own links (export.links)
 CLOSED_ROUTES = ("/gradio_api/deep_link",)
 CALL_ROUTES = ("queue/join", "call/", "run/", "api/")
+SESSION_ROUTES = CALL_ROUTES + ("component_server",)  # the routes that open a Gradio session
 
 
 def field_limit(component: str) -> int:
@@ -172,6 +173,7 @@ class RequestGuard:
             problem = self._check_fields(route, body, lang)
             if problem:
                 return await self._refuse(send, 422, problem, path, scope)
+        if route.startswith(SESSION_ROUTES):
             address = client_address(headers, (scope.get("client") or (None,))[0])
             refused = await new_session_refusal(self.blocks, self.new_sessions, body, address, lang)
             if refused:
@@ -300,8 +302,8 @@ async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, body:
     holder = getattr(getattr(blocks, "server_app", None), "state_holder", None)
     try:
         payload = json.loads(body or b"{}")
-    except (ValueError, RecursionError):
-        return None  # Gradio answers malformed JSON itself
+    except (ValueError, RecursionError):  # not JSON (a form): a session no one can name
+        payload = None
     key = payload.get("session_hash") if isinstance(payload, dict) else None
     key = key if isinstance(key, str) else None  # none: Gradio makes one up, a new session
     if holder is None or (key is not None and key in holder):

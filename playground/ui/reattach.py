@@ -41,7 +41,7 @@ import gradio as gr
 import torch
 
 from playground.export.links import KEYS as LINK_KEYS
-from playground.i18n import msg, t
+from playground.i18n import msg, normalize_language, t
 from playground.runtime import disk, sessions
 from playground.runtime.device import available_memory
 from playground.train import EndRecord, EvalRecord
@@ -61,7 +61,7 @@ EMPTY_IDLE_S = 600.0  # a Gradio entry with no session of ours is dropped this l
 UNHELD_S = 30.0  # a session no page holds (and none closed) is let go after this long
 RUN_END_WAIT_S = 5.0  # a page load waits this long for a closed page's run to end
 STOP_WAIT_PER_RUN_S = 3.0  # on SIGTERM, for each run going...
-STOP_WAIT_MAX_S = 8.0  # ...and at most this in all (Docker sends SIGKILL 10 s after SIGTERM)
+STOP_WAIT_MAX_S = 6.0  # ...and at most this in all (Docker sends SIGKILL 10 s after SIGTERM)
 
 REGISTRY = sessions.SessionRegistry(sessions.grace_seconds())
 SERVED: weakref.WeakSet = weakref.WeakSet()  # the launched demos whose entries hold sessions
@@ -109,6 +109,14 @@ def holding(session: Session) -> list[tuple[Any, str]]:
             if any(value is session for value in list(state.state_data.values())):
                 found.append((holder, session_hash))
     return found
+
+
+def _held_ids() -> set[int]:
+    """``id()`` of every session some Gradio entry holds (one pass over all of them)."""
+    return {id(value) for demo in list(SERVED) if getattr(demo, "is_running", False)
+            and _holders(demo) is not None
+            for state in list(_holders(demo).session_data.values())
+            for value in list(state.state_data.values()) if isinstance(value, Session)}
 
 
 def _our_sessions(state) -> list[tuple[int, Session]]:
@@ -272,8 +280,11 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
         token = sessions.new_token()
     session, restored = REGISTRY.find(token), False
     if session is not None and session is not fresh:
+        asked = (getattr(request, "query_params", None) or {}).get("lang")  # ?lang=zh-CN
         if fresh.lang_from_page:  # the page reported its language to the fresh session first
             session.lang, session.lang_from_page = fresh.lang, True
+        elif asked:  # else the address's, as lang.detect_language reads it
+            session.lang = normalize_language(asked)
         if session.run.running and all(getattr(h.session_data.get(k), "is_closed", True)
                                        for h, k in holding(session)):
             session.run.stop_requested = True  # a reload whose closed page has not been seen yet
@@ -395,15 +406,16 @@ def sweep(demo: gr.Blocks, now: float | None = None) -> None:
     """One pass: closed pages' runs finished and saved, sessions past their grace freed,
     sessions no page holds let go, idle empty Gradio entries dropped, kept bundles swept."""
     now = time.monotonic() if now is None else now
+    held = _held_ids()
     for session in REGISTRY.sessions(let_go=True):
-        if holding(session):  # a page took it back in a way come_back did not see
+        if id(session) in held:  # a page took it back in a way come_back did not see
             REGISTRY.take_back(session)
         else:
             finish_interrupted(session)
     for session in REGISTRY.expired(now):
         free(session)
     for session in REGISTRY.sessions(let_go=False):
-        if holding(session):
+        if id(session) in held:
             _unheld.pop(id(session), None)
         elif now - _unheld.setdefault(id(session), now) >= UNHELD_S:
             let_go(session)

@@ -120,8 +120,7 @@ def test_a_shared_link_in_the_address_keeps_its_settings_and_chinese_is_spoken(t
     session = trained_session(tiny_text)
     token = come_back(session, None)[1]
     reattach.let_go(session)
-    session.lang = "zh-CN"
-    page = come_back(Session(), token, query={"v": "1", "n_layer": "2"})
+    page = come_back(Session(), token, query={"v": "1", "n_layer": "2", "lang": "zh-CN"})
     assert page[0] is session and page[3].startswith("**欢迎回来。**")
     assert all(is_skip(value) for value in page[7:])  # the link's settings win
 
@@ -297,6 +296,10 @@ def test_new_sessions_from_one_address_are_capped_per_minute(served):
                                         "reload the page.")
     assert join("flood-1").status_code == 200  # a session already counted goes on
     assert "新会话" in join("flood-4", "zh-CN").json()["detail"]
+    other_door = httpx.post(f"{url}gradio_api/component_server", timeout=30, json={
+        "session_hash": "flood-5", "component_id": 0, "fn_name": "x", "data": None})
+    assert other_door.status_code == 429  # Gradio's other route that opens a session
+    assert len(demo.server_app.state_holder.session_data) <= 3
 
 
 def session_block(demo) -> int:
@@ -329,6 +332,26 @@ def test_when_the_server_is_full_empty_sessions_go_first_never_a_model_in_use(se
     holder.capacity = 1  # and Gradio's own least-recently-used eviction is off
     holder["newcomer"]
     assert "model" in holder.session_data
+
+
+def test_a_closed_tab_lets_its_session_go_unless_another_page_holds_it(served, tiny_text):
+    demo, _ = served
+    holder, key = demo.server_app.state_holder, session_block(demo)
+    session = trained_session(tiny_text)
+    come_back(session, None)
+    holder["first tab"][key] = session
+    holder["second tab"][key] = session  # the same browser's other tab came back to it
+    reattach.release_held(session)  # one tab's time-to-live passed: the other holds it too
+    assert session.trained is not None and not session.run.released
+    reattach.close_tab(demo, "first tab")
+    assert "first tab" not in holder.session_data  # Gradio's entry goes at once
+    assert reattach.REGISTRY.closed_since(session) is None  # the other tab still holds it
+    reattach.close_tab(demo, "second tab")
+    assert holder.session_data == {} and reattach.REGISTRY.closed_since(session) is not None
+    assert session.trained is not None and Path(session.trained.bundle_path).is_file()
+    holder["api client"][key] = api = trained_session(tiny_text)  # no page token: no return
+    reattach.close_tab(demo, "api client")
+    assert api.trained is None and api.run.released
 
 
 def test_at_its_time_to_live_gradios_entry_goes_with_the_session(tiny_text):
