@@ -28,6 +28,7 @@ So a page's session is not freed when its page closes:
 
 from __future__ import annotations
 
+import collections
 import logging
 import shutil
 import signal
@@ -67,6 +68,17 @@ REGISTRY = sessions.SessionRegistry(sessions.grace_seconds())
 SERVED: weakref.WeakSet = weakref.WeakSet()  # the launched demos whose entries hold sessions
 _FINISHING = threading.Lock()  # one interrupted run's bundle saved at a time
 _unheld: dict[int, float] = {}  # id(session) -> when a sweep first found no page holding it
+OPEN_HEARTBEATS: collections.Counter = collections.Counter()  # session hash -> connections open
+# A page coming back into view (a phone switching back to the browser) asks again: if the
+# server let its session go meanwhile (the heartbeat dropped), the page gets it back at once.
+AGAIN_ID = "reattach-again"
+VISIBLE_JS = """() => {
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") {
+      document.querySelector("#%s")?.click();
+    }
+  });
+}""" % AGAIN_ID
 
 
 def return_store() -> disk.ReturnStore:
@@ -150,13 +162,32 @@ def let_go(session: Session) -> None:
     free(session)
 
 
+async def follow_heartbeat(app, scope, receive, send) -> None:
+    """Serve a page's heartbeat connection (``guard.RequestGuard``), counting those open per
+    session hash. Gradio runs a dropped connection's unload inside it, so ``close_tab`` sees
+    it counted, and any more mean the page has connected again (a phone back from another app
+    whose old connection the server noticed late): then nothing closes."""
+    session_hash = scope.get("path", "").rstrip("/").rsplit("/", 1)[-1]
+    OPEN_HEARTBEATS[session_hash] += 1
+    try:
+        await app(scope, receive, send)
+    finally:
+        OPEN_HEARTBEATS[session_hash] -= 1
+        if OPEN_HEARTBEATS[session_hash] <= 0:
+            del OPEN_HEARTBEATS[session_hash]
+
+
 def close_tab(demo: gr.Blocks, session_hash: str | None) -> None:
     """A page closed (``demo.unload``): Gradio's entry for it goes now (Gradio alone would
-    keep it an hour), and its session is let go unless another page of the browser holds it."""
+    keep it an hour), and its session is let go unless another page of the browser holds it.
+    Nothing closes while a newer heartbeat connection of the same page is open."""
     holder = _holders(demo)
     if holder is None or not session_hash or session_hash not in holder.session_data:
         return
     state = holder.session_data[session_hash]
+    if OPEN_HEARTBEATS.get(session_hash, 0) > 1:  # the page is back on a new connection
+        state.is_closed = False  # (Gradio would keep its state an hour only, as a closed page's)
+        return
     ours = _our_sessions(state)
     for key, _ in ours:  # taken out first, so Gradio's callback does not free them
         state.state_data.pop(key, None)
@@ -268,18 +299,22 @@ def _samples(session: Session) -> str:
     return "".join(train_tab.sample_entry(r, session.lang) for r in reversed(evals))
 
 
-def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings: int) -> tuple:
+def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings: int, *,
+              show_tab: bool = True) -> tuple:
     """On page load: the session this browser's token names, if it is alive or waiting for
     its return (or a bundle SIGTERM kept for it), becomes the page's; else ``fresh`` is filed
     under the token (a new one if the browser had none).
 
     Returns (session, token, tabs, status, download button, samples, coach, *settings):
     unchanged (``gr.skip()``) where nothing came back; where a model did, the training tab is
-    shown, and the settings only when the address holds no shared link (the link's win)."""
+    shown (``show_tab``: on a page load, not when a page in view asks again), and the settings
+    only when the address holds no shared link (the link's win)."""
     if not sessions.valid_token(token):
         token = sessions.new_token()
     session, restored = REGISTRY.find(token), False
-    if session is not None and session is not fresh:
+    if session is fresh:  # asked again by a page that still holds its session: all is well
+        return (session, token, *(gr.skip(),) * (5 + n_settings))
+    if session is not None:
         asked = (getattr(request, "query_params", None) or {}).get("lang")  # ?lang=zh-CN
         if fresh.lang_from_page:  # the page reported its language to the fresh session first
             session.lang, session.lang_from_page = fresh.lang, True
@@ -300,7 +335,7 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
     skip = (gr.skip(),) * (4 + n_settings)
     if session.trained is None:
         return (session, token, gr.skip(), *skip)
-    shown = gr.Tabs(selected="train")  # where the status line and the download button are
+    shown = gr.Tabs(selected="train") if show_tab else gr.skip()  # the status, the download
     if session.run.running:
         return (session, token, shown, t("**Welcome back.** This session is training in another "
                                          "tab of this browser; its model shows here once that "
@@ -328,8 +363,16 @@ def wire(demo: gr.Blocks, session: gr.State, token: gr.BrowserState, tabs: gr.Ta
     def on_load(session_value: Session, token_value: Any, request: gr.Request) -> tuple:
         return come_back(session_value, token_value, request, len(train.settings))
 
+    def on_view(session_value: Session, token_value: Any, request: gr.Request) -> tuple:
+        return come_back(session_value, token_value, request, len(train.settings),
+                         show_tab=False)
+
     # no concurrency limit: it is quick (unless it waits for a closed page's run to end,
     # which must not hold up other pages' loads)
+    again = gr.Button(visible="hidden", elem_id=AGAIN_ID)  # clicked by VISIBLE_JS
+    again.click(on_view, [session, token], outputs, api_visibility="private",
+                show_progress="hidden", concurrency_limit=None)
+    demo.load(None, js=VISIBLE_JS)
     return demo.load(on_load, [session, token], outputs, api_visibility="private",
                      show_progress="hidden", concurrency_limit=None)
 

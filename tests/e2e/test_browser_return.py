@@ -7,6 +7,8 @@ import re
 import pytest
 
 from playground.checkpoint import load_bundle
+from playground.ui import reattach
+from playground.ui.session import Session
 
 pytestmark = pytest.mark.e2e
 
@@ -52,3 +54,22 @@ def test_a_reload_brings_back_the_model_its_download_and_generate(page, app_url,
     text = page.locator(VIEW).inner_text()
     assert text.startswith("ROMEO:") and len(text) > 50
     page.screenshot(path=screenshot_dir / "return-generate.png", full_page=True)
+
+    # a phone switching apps: the server sees the heartbeat drop and lets the session go, but
+    # the page stays open; back in view, it asks again and has its model at once
+    demo = next(d for d in reattach.SERVED if d.is_running)
+    holder = demo.server_app.state_holder
+    held = {h: v for h, state in list(holder.session_data.items())
+            for v in state.state_data.values() if isinstance(v, Session) and v.trained}
+    ((page_hash, session),) = held.items()
+    reattach.close_tab(demo, page_hash)
+    assert reattach.REGISTRY.closed_since(session) is not None
+    page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+    for _ in range(600):  # the page's event reaches the server (a hang guard, not a timing)
+        if reattach.REGISTRY.closed_since(session) is None:
+            break
+        page.wait_for_timeout(100)
+    assert reattach.REGISTRY.closed_since(session) is None
+    prompt.fill("JULIET:")
+    page.get_by_role("button", name="Generate", exact=True).click()
+    expect(page.locator(VIEW)).to_contain_text(re.compile(r"^JULIET:.{20}", re.S))

@@ -111,6 +111,9 @@ def test_a_reload_finds_the_model_its_runs_and_shows_them(tiny_text):
     assert shown == PageSettings.from_configs(session.trained.model_config,
                                               session.trained.train_config)
     assert session.runs.names() == ["run 1"]  # the Compare tab's history
+    again = reattach.come_back(session, token, gr.Request(headers={}), len(train_tab.SETTINGS),
+                               show_tab=False)  # the page, back in view, asks again
+    assert again[0] is session and all(is_skip(value) for value in again[2:])  # nothing lost
     # the Generate tab works at once, with the model that came back
     written = list(generate_tab.generate_text(page[0], "To", 12, 1.0, 0, 1.0, 7))[-1][1]
     assert written.startswith("To") and len(written) == 14
@@ -352,6 +355,36 @@ def test_a_closed_tab_lets_its_session_go_unless_another_page_holds_it(served, t
     holder["api client"][key] = api = trained_session(tiny_text)  # no page token: no return
     reattach.close_tab(demo, "api client")
     assert api.trained is None and api.run.released
+
+
+def test_a_page_back_on_a_new_heartbeat_keeps_its_session_when_the_old_one_drops(
+        monkeypatch, tiny_text):
+    """A phone back from another app connects again before the server notices its old
+    connection dropped: that late unload must not take the session from the page."""
+    monkeypatch.setenv("GRADIO_HEARTBEAT_INTERVAL", "1")
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    http = httpx.Client(timeout=None)
+    try:
+        holder, key = demo.server_app.state_holder, session_block(demo)
+        session = trained_session(tiny_text)
+        come_back(session, None)
+        holder["phone"][key] = session
+        old = http.stream("GET", f"{url}gradio_api/heartbeat/phone")
+        old.__enter__()
+        new = http.stream("GET", f"{url}gradio_api/heartbeat/phone")
+        new.__enter__()
+        wait_for(lambda: reattach.OPEN_HEARTBEATS["phone"] == 2, "both connections")
+        old.__exit__(None, None, None)  # the old one drops: its unload runs inside it
+        wait_for(lambda: reattach.OPEN_HEARTBEATS["phone"] == 1, "the old connection's end")
+        assert "phone" in holder.session_data and reattach.REGISTRY.closed_since(session) is None
+        new.__exit__(None, None, None)  # now the page is gone
+        wait_for(lambda: "phone" not in reattach.OPEN_HEARTBEATS, "the last connection's end")
+        assert "phone" not in holder.session_data
+        assert reattach.REGISTRY.closed_since(session) is not None and session.trained is not None
+    finally:
+        http.close()
+        demo.close()
 
 
 def test_at_its_time_to_live_gradios_entry_goes_with_the_session(tiny_text):
