@@ -12,6 +12,7 @@ asserted) and the ``load`` section of ``make bench`` (the page's defaults, the f
 
 from __future__ import annotations
 
+import gc
 import re
 import statistics
 import threading
@@ -153,7 +154,7 @@ def classroom(ctx: Context) -> list[Row]:
     from playground.config import DEFAULT_PRESET
     from playground.runtime import fairshare
     from playground.ui import train_tab
-    from playground.ui.app import build_demo, launch
+    from playground.ui.app import build_demo, end_session, launch
 
     preset = "tiny" if ctx.quick else DEFAULT_PRESET
     values = dict(zip(train_tab.SETTINGS, train_tab.preset_values(preset)))
@@ -166,6 +167,11 @@ def classroom(ctx: Context) -> list[Row]:
     try:
         memory = MemoryWatch()
         visits = visitors(url, settings, n)
+        # the lesson ends: every tab closes (a client without a page token is freed at once)
+        holder = demo.server_app.state_holder
+        for session_hash in list(holder.session_data):
+            end_session(demo, session_hash)
+        gc.collect()
         end_mib = memory.stop()
     finally:
         demo.close()

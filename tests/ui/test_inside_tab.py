@@ -151,6 +151,7 @@ def test_the_session_model_holds_the_live_records_while_a_run_goes(tiny_text, mo
     monkeypatch.setattr(train_tab, "PUSHES_PER_S", 10**6)
     monkeypatch.setattr(train_tab, "next_push_interval", lambda build_seconds: 0.0)
     session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
-    seen = [len(session.trained.history)
+    # (the session holds the run's model from its first step on: none before it)
+    seen = [len(session.trained.history) if session.trained is not None else 0
             for _ in train_tab.train_model(session, False, *settings(max_steps=TINY["max_steps"]))]
     assert any(0 < n < seen[-1] for n in seen[:-1])  # a live update, before the end, sees records

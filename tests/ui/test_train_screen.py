@@ -250,7 +250,8 @@ def test_a_stop_with_no_evaluation_since_reports_the_training_loss(ready):
     run = train_tab.train_model(ready, False, *page_settings(max_steps=100_000,
                                                             eval_interval=100_000))
     for _ in run:  # until a dozen steps are done, then Stop
-        if sum(isinstance(r, StepRecord) for r in ready.trained.history) >= 12:
+        history = ready.trained.history if ready.trained is not None else []  # none before step 1
+        if sum(isinstance(r, StepRecord) for r in history) >= 12:
             train_tab.stop_training(ready)
             break
     *_, (session, _, status, *_) = list(run)
