@@ -206,11 +206,6 @@ def new_session() -> Session:
     return Session()
 
 
-def release_session(session: Session | None) -> None:
-    if session is not None:
-        session.release()
-
-
 def ensure(session: Session | None) -> Session:
     """The handler's session: a fresh one when called without (API clients, tests)."""
     return session if session is not None else Session()
