@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from bench.core import Context, Row
 
 FIRST_STEP_TARGET_S = 15.0  # issue: every visitor sees a training step within 15 s
-_AHEAD = re.compile(r"(\d+) jobs ahead")
+_AHEAD = re.compile(r"(\d+) jobs? ahead")
 
 
 @dataclass

@@ -341,10 +341,18 @@ def waiting_line(waiting: fairshare.Waiting, started: bool, lang: str = "en") ->
 
     >>> waiting_line(fairshare.Waiting(ahead=3, runs=5), False)
     '**Waiting for a turn:** 3 jobs ahead of yours. Runs here take turns of a fraction of a second, so yours starts soon.'
+    >>> waiting_line(fairshare.Waiting(ahead=1, runs=1), True)
+    "**Waiting for a turn:** another visitor's job is computing; yours goes on in a moment."
     """
-    if started:
+    if started and waiting.runs > 1:
         return t("**Waiting for a turn:** {runs} runs share this machine, taking turns; yours "
                  "goes on in a moment.", lang, runs=f"{waiting.runs:,}")
+    if started:
+        return t("**Waiting for a turn:** another visitor's job is computing; yours goes on in "
+                 "a moment.", lang)
+    if waiting.ahead == 1:
+        return t("**Waiting for a turn:** 1 job ahead of yours. Runs here take turns of a "
+                 "fraction of a second, so yours starts soon.", lang)
     return t("**Waiting for a turn:** {ahead} jobs ahead of yours. Runs here take turns of a "
              "fraction of a second, so yours starts soon.", lang, ahead=f"{waiting.ahead:,}")
 

@@ -278,10 +278,15 @@ ZH_CN: dict[str, str] = {
     "About {time} in all.": "总共约需 {time}。",
     "**Waiting for a turn:** {ahead} jobs ahead of yours. Runs here take turns of a fraction of a "
     "second, so yours starts soon.":
-        "**等待轮到你：**前面还有 {ahead} 个任务。这里的训练轮流进行，每次不到一秒，很快就到你。",
+        "**等待轮到你**：前面还有 {ahead} 个任务。这里的训练轮流进行，每次不到一秒，很快就到你。",
+    "**Waiting for a turn:** another visitor's job is computing; yours goes on in a moment.":
+        "**等待轮到你**：另一位访客的任务正在计算，你的马上继续。",
+    "**Waiting for a turn:** 1 job ahead of yours. Runs here take turns of a fraction of a "
+    "second, so yours starts soon.":
+        "**等待轮到你**：前面还有 1 个任务。这里的训练轮流进行，每次不到一秒，很快就到你。",
     "**Waiting for a turn:** {runs} runs share this machine, taking turns; yours goes on in a "
     "moment.":
-        "**等待轮到你：**有 {runs} 个训练轮流共用这台机器，你的马上继续。",
+        "**等待轮到你**：有 {runs} 个训练轮流共用这台机器，你的马上继续。",
     "**Stopped** before it began: it was still waiting for its turn. Nothing changed; press "
     "Start to try again.":
         "**已停止**，还没开始：它仍在等待轮到自己。什么都没有改变；按开始可以再试一次。",
