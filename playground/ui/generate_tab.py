@@ -52,8 +52,29 @@ CSS = """
   background: var(--input-background-fill); color: var(--body-text-color); font-size: 15px; }
 #generated-text .copy-view .prompt { color: var(--body-text-color); }
 #generate-prompt textarea { font-family: var(--font-mono), monospace; font-size: 15px; }
+#copy-text-button.copied::after { content: " ✓"; }
 """
 CLICK_GENERATE = "() => { document.querySelector('#generate-button').click(); }"
+# Copy: the text as written (prompt included, highlights left out) to the clipboard, in the
+# browser alone; a tick on the button says it worked. The clipboard API needs a secure page
+# (https, or localhost): elsewhere a hidden text area and the older copy command do it.
+COPY_TEXT = """() => {
+  const view = document.querySelector('#generated-text .copy-view');
+  const text = view ? view.innerText : '';
+  const button = document.querySelector('#copy-text-button');
+  const done = () => { if (button) { button.classList.add('copied');
+    setTimeout(() => button.classList.remove('copied'), 1500); } };
+  if (!text) { return []; }
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(done, () => {});
+  } else {
+    const area = document.createElement('textarea');
+    area.value = text; area.style.position = 'fixed'; area.style.opacity = '0';
+    document.body.appendChild(area); area.select();
+    try { if (document.execCommand('copy')) { done(); } } finally { area.remove(); }
+  }
+  return [];
+}"""
 
 
 @dataclass
@@ -282,6 +303,7 @@ def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
                 button = gr.Button(tr("generate_button"), variant="primary",
                                    elem_id="generate-button")
                 stop = gr.Button(tr("stop_button"), variant="stop")
+                copy = gr.Button(tr("copy_text"), variant="secondary", elem_id="copy-text-button")
             view = gr.HTML(elem_id="generated-text", max_height=560, autoscroll=True)
             note = gr.Markdown(elem_id="generate-note")
         with gr.Column(scale=2):
@@ -321,6 +343,7 @@ def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
                          api_visibility="private")
     stop.click(stop_writing, [writing, session], writing, concurrency_limit=None,
                api_name="stop_generating")
+    copy.click(None, js=COPY_TEXT, api_visibility="private")
     min_chars.release(show_copies, [session, min_chars], [session, view, note],
                       concurrency_limit=2, api_visibility="private")
     # The API keeps its endpoints and their shapes (/generate: the prompt and five numbers

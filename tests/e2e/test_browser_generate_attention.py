@@ -96,6 +96,12 @@ def test_enter_and_examples_write_stop_keeps_the_text_and_the_seed_tells_the_tru
     seed = re.search(r"seed (\d+)", note.inner_text()).group(1)
     first = written(page)
 
+    # Copy text puts the text as written on the clipboard, and its button ticks
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.locator("#copy-text-button").click()
+    expect(page.locator("#copy-text-button.copied")).to_have_count(1)
+    assert page.evaluate("navigator.clipboard.readText()") == first
+
     # "Same text each time" keeps that seed; Generate writes the same text again
     page.get_by_label("Same text each time (fixed seed)").check()
     expect(page.locator("#generate-seed input")).to_have_value(seed)
