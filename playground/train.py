@@ -292,6 +292,11 @@ class _EvalStopped(Exception):
     """Stop was asked for during an evaluation (a big one takes minutes on a CPU)."""
 
 
+class _StepStopped(Exception):
+    """Stop was asked for in the middle of a training step (one step of a big model takes
+    minutes on a CPU): the step is dropped, as if it never began."""
+
+
 # ---------------------------------------------------------------------------------------------
 # The trainer
 
@@ -362,6 +367,7 @@ class Trainer:
         self.train_time = 0.0  # of which in optimiser steps (evaluations excluded)
         self.history: list[Record] = []  # the records kept (see _remember), oldest first
         self._stop = threading.Event()
+        self._in_step = False  # inside _train_step: Stop may end it midway (_stop_hooks)
         self._step_times: collections.deque[float] = collections.deque(maxlen=THROUGHPUT_WINDOW)
         self._history_stride = max(1, math.ceil(config.max_steps / STEP_HISTORY_LIMIT))
 
@@ -417,6 +423,7 @@ class Trainer:
         def elapsed() -> float:
             return base_elapsed + time.perf_counter() - started
 
+        hooks = self._stop_hooks()
         try:
             if self.step == 0 and not any(isinstance(r, EvalRecord) for r in self.history):
                 yield self._remember((yield from self._evaluate(elapsed, eval_progress)))
@@ -440,7 +447,7 @@ class Trainer:
             yield self._remember(EndRecord(self.step, "done", message))
         except _NonFiniteLoss as error:
             yield self._remember(EndRecord(self.step, "nan", self._nan_message(error.loss)))
-        except _EvalStopped:  # the evaluation is dropped; the run resumes as if it never began
+        except (_EvalStopped, _StepStopped):  # dropped: a resumed run goes on as if it never began
             self._stop.clear()
             yield self._remember(EndRecord(self.step, "stopped", msg(
                 "Stopped at step {step} as asked.", step=f"{self.step:,}")))
@@ -453,16 +460,59 @@ class Trainer:
                     f"{self.step + 1:,}: {type(error).__name__}: {error}") from error
             yield self._remember(self._failure(error))
         finally:
+            for hook in hooks:
+                hook.remove()
             self.elapsed = elapsed()
 
+    def _stop_hooks(self) -> list:
+        """Hooks on every block that let Stop end a training step midway, before a block's
+        forward or as the gradients pass it on the way back (``_StepStopped``), so a big
+        model's one long step does not hold Stop for minutes. None with DDP (every process
+        must drop the same step) or compile (a hook would break its graphs)."""
+        if self.dist.enabled or self.config.compile:
+            return []
+
+        def check(*_):
+            if self._in_step and self._stop.is_set():
+                raise _StepStopped
+
+        def on_the_way_back(module, args, out):
+            x = out[0] if isinstance(out, tuple) else out
+            if self._in_step and isinstance(x, torch.Tensor) and x.requires_grad:
+                x.register_hook(check)
+
+        model = getattr(self.model, "module", self.model)
+        hooks = []
+        for block in getattr(model, "blocks", ()):
+            hooks.append(block.register_forward_pre_hook(check))
+            hooks.append(block.register_forward_hook(on_the_way_back))
+        return hooks
+
     def _train_step(self, elapsed) -> StepRecord:
-        """One optimiser step over ``grad_accum`` micro-batches; weights change only if finite."""
+        """One optimiser step over ``grad_accum`` micro-batches; weights change only if finite.
+
+        A Stop midway drops the step: its gradients go, the dropout generator is as before,
+        and the same batch is the next step's (``_StepStopped``)."""
+        dropout_state = self.dropout_rng.get_state()
+        self._in_step = True
+        try:
+            return self._train_step_now(elapsed)
+        except _StepStopped:
+            self.optimizer.zero_grad(set_to_none=True)
+            self.dropout_rng.set_state(dropout_state)
+            raise
+        except BaseException:  # a NaN, a failure: that batch was used, as by a finished step
+            self._next_starts = None
+            raise
+        finally:
+            self._in_step = False
+
+    def _train_step_now(self, elapsed) -> StepRecord:
         cfg, opt = self.config, self.optimizer
         t0 = time.perf_counter()
         lr = lr_at(self.step, cfg)
         set_lr(opt, lr, cfg)  # Muon's groups: muon_lr scaled alike
         x, y = self._gather(self.train_ids, self._next_batch_starts())  # (B / N, T) each
-        self._next_starts = None
         total = None
         for i, (xm, ym) in enumerate(zip(x.chunk(cfg.grad_accum), y.chunk(cfg.grad_accum))):
             with self._no_sync(last=i == cfg.grad_accum - 1):
@@ -492,6 +542,7 @@ class Trainer:
         else:
             opt.step()
         opt.zero_grad(set_to_none=True)
+        self._next_starts = None  # used: the next step draws its own
         self.step += 1
         seconds = time.perf_counter() - t0
         self.train_time += seconds

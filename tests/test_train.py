@@ -289,7 +289,8 @@ def test_stop_from_another_thread():
 
     def consume():
         for record in trainer.run():
-            first_step.set()
+            if isinstance(record, StepRecord):  # (a Stop inside a step drops that step)
+                first_step.set()
             consume.last = record
 
     worker = threading.Thread(target=consume)
@@ -579,6 +580,42 @@ def _stop_at_eval_batch(trainer, batch: int) -> list[int]:
 
     trainer.model.register_forward_pre_hook(hook)
     return calls
+
+
+@pytest.mark.parametrize("where", ["forward", "backward"])
+@pytest.mark.parametrize("stream", ["separate", "nanogpt"])
+def test_stop_in_the_middle_of_a_step_drops_it_and_the_run_resumes_exactly(stream, where):
+    """One step of a big model takes minutes on a CPU: Stop ends it between two blocks, on the
+    way in or on the way back, and the step is dropped, so the run ends at the step before
+    and, resumed, goes on exactly as a straight run (same batch, same dropout masks)."""
+    model_cfg = dict(dropout=0.2, n_layer=2)
+    config = tiny_config(max_steps=8, eval_interval=100, rng_stream=stream)
+    straight = make_trainer(model=tiny_model(**model_cfg), config=config)
+    straight_records = list(straight.run())
+
+    trainer = make_trainer(model=tiny_model(**model_cfg), config=config)
+    first = list(trainer.run(max_steps=3))
+    asked = [False]
+    second = trainer.model.blocks[1]
+
+    def stop_now(*_):
+        if trainer.model.training and not asked[0]:
+            asked[0] = True
+            trainer.stop()
+
+    if where == "forward":  # block 0 has run, block 1 is next
+        handle = trainer.model.blocks[0].register_forward_hook(stop_now)
+    else:  # all forward done; the gradients have passed block 1 on their way back
+        handle = second.register_full_backward_hook(stop_now)
+    records = list(trainer.run())
+    handle.remove()
+    assert records == [EndRecord(3, "stopped", "Stopped at step 3 as asked.")]
+    assert trainer.step == 3 and all(p.grad is None for p in trainer.model.parameters())
+
+    rest = list(trainer.run())
+    assert step_losses(first + rest) == step_losses(straight_records)
+    for name, tensor in straight.model.state_dict().items():
+        assert torch.equal(trainer.model.state_dict()[name], tensor), name
 
 
 @pytest.mark.parametrize("stream", ["separate", "nanogpt"])
