@@ -65,6 +65,7 @@ GUARDED_PREFIX = "/gradio_api/"
 CLOSED_ROUTES = ("/gradio_api/deep_link",)
 CALL_ROUTES = ("queue/join", "call/", "run/", "api/")
 SESSION_ROUTES = CALL_ROUTES + ("component_server",)  # the routes that open a Gradio session
+UNNAMED_SESSION_ROUTES = ("call/", "component_server")  # ...one of its own when none is named
 
 
 def field_limit(component: str) -> int:
@@ -177,7 +178,8 @@ class RequestGuard:
                 return await self._refuse(send, 422, problem, path, scope)
         if route.startswith(SESSION_ROUTES):
             address = client_address(headers, (scope.get("client") or (None,))[0])
-            refused = await new_session_refusal(self.blocks, self.new_sessions, body, address, lang)
+            refused = await new_session_refusal(self.blocks, self.new_sessions, route, body,
+                                                address, lang)
             if refused:
                 return await self._refuse(send, *refused, path, scope)
         sent = False
@@ -293,8 +295,8 @@ def limit_jobs(blocks: gr.Blocks) -> None:
     queue.push = guarded_push
 
 
-async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, body: bytes,
-                              address: str, lang: str) -> tuple[int, str] | None:
+async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, route: str,
+                              body: bytes, address: str, lang: str) -> tuple[int, str] | None:
     """(status, message) for a call that would open one session too many, else None.
 
     A call of a session the server holds goes through. A new session counts against its
@@ -307,7 +309,9 @@ async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, body:
     except (ValueError, RecursionError):  # not JSON (a form): a session no one can name
         payload = None
     key = payload.get("session_hash") if isinstance(payload, dict) else None
-    key = key if isinstance(key, str) else None  # none: Gradio makes one up, a new session
+    key = key if isinstance(key, str) else None
+    if key is None and not route.startswith(UNNAMED_SESSION_ROUTES):
+        return None  # a call without a session hash opens none (queue/join refuses it)
     if holder is None or (key is not None and key in holder):
         return None
     if not ledger.take(address, key):
