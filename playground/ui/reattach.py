@@ -232,7 +232,9 @@ def finish_interrupted(session: Session) -> str | None:
         trained = session.trained
         if trained is None or session.run.running or session.run.pending:
             return None
-        if trained.history and not isinstance(trained.history[-1], EndRecord):
+        # (a run trained here has its corpus; an uploaded or restored bundle is as it came)
+        if trained.corpus is not None and trained.history \
+                and not isinstance(trained.history[-1], EndRecord):
             step = _step(session)
             end = EndRecord(step, "stopped", msg(
                 "Stopped at step {step}: the page was closed, and the model was kept for its "
@@ -244,8 +246,8 @@ def finish_interrupted(session: Session) -> str | None:
                 train_tab._save_bundle(trained, session.workdir())
             except Exception:  # a budget or a full disk: the model stays here for its return
                 log.warning("the bundle of a run whose page closed was not saved", exc_info=True)
-            loss_panel.finish(session, trained.corpus or session.corpus_or_default(),
-                              trained.tokenizer, trained.model_config, trained.train_config)
+            loss_panel.finish(session, trained.corpus, trained.tokenizer, trained.model_config,
+                              trained.train_config)
         path = trained.bundle_path
         return path if path and Path(path).is_file() else None
 
