@@ -166,7 +166,7 @@ def classroom(ctx: Context) -> list[Row]:
     _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
     try:
         memory = MemoryWatch()
-        visits = visitors(url, settings, n)
+        visits = visitors(url, settings, n, timeout_s=1800)
         # the lesson ends: every tab closes (a client without a page token is freed at once)
         holder = demo.server_app.state_holder
         for session_hash in list(holder.session_data):

@@ -52,7 +52,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 import torch
 
@@ -341,7 +341,7 @@ class Trainer:
         placed = place_model(model, config, device=device, dist=self.dist)
         self.device, self.dtype = placed.device, placed.dtype
         self._forward, self._train_forward = placed.forward, placed.train_forward
-        self.threads = placed.threads
+        self.threads: int | Callable[[], int] = placed.threads  # (or one per record: the app's)
 
         self.model = model
         self.block_size = model.config.block_size

@@ -69,10 +69,12 @@ def cpu_threads(threads: int) -> Iterator[None]:
 Item = TypeVar("Item")
 
 
-def with_threads(generator: Generator[Item, None, Any], threads: int) -> Generator[Item, None, Any]:
-    """``generator``'s items, each computed with ``threads`` CPU threads; between items (while
-    the caller holds one, perhaps for minutes, and another run computes) the count is the
-    process's own again. Closing this closes ``generator``; what it returns, this returns.
+def with_threads(generator: Generator[Item, None, Any],
+                 threads: int | Callable[[], int]) -> Generator[Item, None, Any]:
+    """``generator``'s items, each computed with ``threads`` CPU threads (or as many as
+    ``threads()`` says for that item); between items (while the caller holds one, perhaps for
+    minutes, and another run computes) the count is the process's own again. Closing this
+    closes ``generator``; what it returns, this returns.
 
     >>> def counts():
     ...     yield torch.get_num_threads()
@@ -85,7 +87,7 @@ def with_threads(generator: Generator[Item, None, Any], threads: int) -> Generat
         while True:
             # each item is computed within one call, so in one thread: a server may hand the
             # next call to another of its threads, and the count is set per thread
-            with cpu_threads(threads):
+            with cpu_threads(threads() if callable(threads) else threads):
                 try:
                     item = next(generator)
                 except StopIteration as end:

@@ -45,7 +45,7 @@ from typing import Any, Callable, TypeVar
 Item = TypeVar("Item")
 
 SLICE_S = 0.25  # a run's turn: long enough that a hand-over (~0.1 ms) costs nothing
-IDLE_S = 0.05  # a holder gone this long after its last item loses its turn to the next in line
+IDLE_S = 0.01  # a holder gone this long after its last item loses its turn to the next in line
 # (a run's loop asks for its next step at once, except when it sends the page an update)
 REPORT_S = 0.5  # a waiting run reports where it stands this often (``Waiting``)
 
@@ -170,18 +170,22 @@ class FairShare:
                 self._leave(ticket)
 
     def take_turns(self, items: Iterable[Item], owner: Hashable = None, *,
-                   priority: bool = False, report: bool = False
+                   priority: bool | Callable[[], bool] = False, report: bool = False
                    ) -> Generator[Item | Waiting, None, Any]:
         """``items``, each computed while holding a turn (slices of ``slice_s`` seconds, see
         the module's docstring). With ``report``, a ``Waiting`` comes every ``REPORT_S``
         seconds spent waiting, so the caller can show where it stands (and stop: closing this
         leaves the line at once). Closing this closes ``items``; what it returns, this returns.
+        ``priority`` may be a function, asked each time the job joins the line: a run that
+        has not trained a step yet goes ahead of the runs that have, so a class that presses
+        Start together sees every first step before anyone's tenth.
         """
         source = iter(items)
         key = object()
         ticket: _Ticket | None = None
         began = 0.0
-        if not priority:
+        ahead = priority if callable(priority) else (lambda: priority)
+        if callable(priority) or not priority:
             with self._lock:
                 self._runs[id(key)] = owner
         try:
@@ -191,7 +195,7 @@ class FairShare:
                         self._leave(ticket)
                         ticket = None
                     if ticket is None:
-                        ticket = self._join(owner, priority)
+                        ticket = self._join(owner, bool(ahead()))
                         while not self._wait(ticket, REPORT_S if report else None):
                             waiting = Waiting(self._ahead(ticket), len(self._runs))
                             self._lock.release()
@@ -250,6 +254,13 @@ class FairShare:
         with self._lock:
             return {"holding": len(self._holders), "waiting": len(self._line),
                     "runs": len(self._runs)}
+
+    def crowded(self) -> bool:
+        """Whether others share the machine now: more than one run under way, or a job in line.
+        (A job computing with all cores while the page's server threads also work gets far
+        slower than with one: OpenMP's threads wait on each other; the app then uses one.)"""
+        with self._lock:
+            return len(self._runs) > 1 or bool(self._line)
 
     def runs(self) -> int:
         """How many runs take turns now (each ``take_turns`` in progress without ``priority``)."""

@@ -572,8 +572,11 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     records: Any = run.records(eval_progress=True)
     if isinstance(run, zerogpu.LocalRun):  # a ZeroGPU chunk waits in ZeroGPU's own queue
         # a turn at a time, with every other visitor's run and job (fairshare)
-        records = fairshare.MACHINE.take_turns(records, owner=id(session), report=True)
+        # (ahead of the runs under way until its first step: see take_turns)
+        records = fairshare.MACHINE.take_turns(records, owner=id(session), report=True,
+                                               priority=lambda: not stepped)
     cap, began, capped, started = hosting.run_time_cap(), time.monotonic(), False, False
+    stepped = False  # a training step done (the records before it: the step-0 evaluation)
     # what this run may take, counted against the runs checked after it (check_memory)
     memory = fairshare.MACHINE.hold_memory(
         estimate_memory(model_cfg, train_cfg, data_tokens=len(corpus.text)))
@@ -609,6 +612,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 continue
             live.append(rec)
             if isinstance(rec, StepRecord):
+                stepped = True
                 left = timing.refined(live).seconds if timing else None
                 status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang, left)
             elif isinstance(rec, EvalRecord):
@@ -622,7 +626,10 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             if now - last_push >= push_interval:
                 figure = loss_panel.figure(session, live)
                 built = time.monotonic()
-                push_interval = next_push_interval(built - now)
+                # the page's updates of every run together stay at PUSHES_PER_S a second:
+                # building and sending them takes the CPU the runs would train with
+                push_interval = max(next_push_interval(built - now),
+                                    fairshare.MACHINE.runs() / PUSHES_PER_S)
                 last_push = built
                 yield (session, figure, status, samples, gr.skip(), session.plot.coach)
         if session.run.released:

@@ -53,6 +53,7 @@ from playground.i18n import msg  # noqa: E402
 from playground.model import GPT  # noqa: E402
 from playground.prepare import PreparedRun, RunData, build_trainer  # noqa: E402
 from playground.train import EndRecord, EvalRecord, Record, StepRecord  # noqa: E402
+from playground.runtime import fairshare
 
 log = logging.getLogger(__name__)
 
@@ -226,6 +227,9 @@ class LocalRun:
     def __init__(self, plan: PreparedRun, *, workdir: Path):
         self.trainer = plan.trainer()
         self.model = plan.model
+        if plan.train_config.threads == 0:  # "let PyTorch decide": all cores while alone,
+            alone = self.trainer.threads  # one while others share the machine (fairshare)
+            self.trainer.threads = lambda: 1 if fairshare.MACHINE.crowded() else alone
 
     @property
     def step(self) -> int:
