@@ -11,14 +11,7 @@ import pytest
 from checks import page_settings
 from playground.runtime import fairshare
 from playground.runtime.fairshare import FairShare
-from playground.ui import corpus_tab, tokenizer_tab, train_tab
-
-
-@pytest.fixture
-def ready(tiny_text):
-    session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
-    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
-    return session
+from playground.ui import train_tab
 
 
 @pytest.fixture

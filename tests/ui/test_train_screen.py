@@ -14,7 +14,7 @@ from playground.config import DEFAULT_PRESET, PRESETS
 from playground.i18n import t
 from playground.insight.coach import loss_meaning
 from playground.train import EvalRecord, StepRecord
-from playground.ui import corpus_tab, export_tab, tokenizer_tab, train_tab
+from playground.ui import corpus_tab, export_tab, train_tab
 from playground.ui.app import build_demo, toast_title_css
 from playground.ui.session import Session
 from playground.ui.settings import PageSettings
@@ -29,13 +29,6 @@ def fixed_speed(monkeypatch):
     """Every estimate at SPEED: no probe, and the same numbers on any machine."""
     monkeypatch.setattr(train_tab.estimate, "run_speed", lambda model, train: SPEED)
     monkeypatch.delenv(estimate.LONG_RUN_ENV, raising=False)
-
-
-@pytest.fixture
-def ready(tiny_text):
-    session = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)[0]
-    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
-    return session
 
 
 def preset(name, **changes):

@@ -34,13 +34,6 @@ def train(session, **changes):
     return list(train_tab.train_model(session, False, *settings(**changes)))[-1]
 
 
-@pytest.fixture
-def ready(tiny_text):
-    session, _, _ = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
-    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
-    return session
-
-
 # --- 1. compare runs and "same run, one change" -------------------------------------------
 
 def test_every_finished_run_is_kept_and_compared(ready):

@@ -33,14 +33,6 @@ def drain(generator):
 
 
 @pytest.fixture
-def ready(tiny_text):
-    """A session with a pasted corpus and a character tokenizer."""
-    session, summary, preview = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)
-    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
-    return session
-
-
-@pytest.fixture
 def trained(ready):
     drain(train_tab.train_model(ready, False, *settings()))
     return ready

@@ -17,7 +17,7 @@ import torch
 from playground.checkpoint import load_bundle
 from playground.config import ConfigError, TrainConfig
 from playground.train import EndRecord, StepRecord
-from playground.ui import corpus_tab, tokenizer_tab, train_tab, zerogpu
+from playground.ui import train_tab, zerogpu
 
 from checks import REPO, TINY, assert_translated, page_settings
 
@@ -30,13 +30,6 @@ SPEC.loader.exec_module(fake_spaces)
 # and a chunk the evaluation due after its step). The first asks for the budget and the margin
 # of a run whose speed is not known yet; the later ones from the speed measured.
 FIRST_ASK = math.ceil(0.0 + zerogpu.FIRST_CHUNK_MARGIN)
-
-
-@pytest.fixture
-def ready(tiny_text):
-    session = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)[0]
-    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
-    return session
 
 
 def on_zero_gpu(monkeypatch, seconds: float) -> fake_spaces.Quota:
