@@ -84,6 +84,7 @@ class FairShare:
         self._holders: list[_Ticket] = []
         self._runs: dict[int, Hashable] = {}  # id of each take_turns in progress -> its owner
         self._memory: dict[int, int] = {}  # bytes each run under way may still need
+        self._local = threading.local()  # .depth: turns this thread holds (nested jobs pass)
 
     # the line (every method here is called with the lock held) -------------------------------
 
@@ -147,15 +148,33 @@ class FairShare:
 
     # what callers use ----------------------------------------------------------------------
 
+    def _inside(self) -> bool:
+        """Whether this thread computes inside a turn already: a job it starts then (a Step
+        press that plans a run, say) computes within that turn instead of waiting for one."""
+        return getattr(self._local, "depth", 0) > 0
+
+    @contextlib.contextmanager
+    def _computing(self) -> Iterator[None]:
+        self._local.depth = getattr(self._local, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            self._local.depth -= 1
+
     @contextlib.contextmanager
     def turn(self, owner: Hashable = None, *, priority: bool = True) -> Iterator[None]:
         """Hold a turn for the block (a short job: by default ahead of the runs in line).
 
         >>> share = FairShare()
         >>> with share.turn("A"):
-        ...     share.stats()["holding"]
+        ...     with share.turn("A, inside"):  # a job within a job: the same turn
+        ...         share.stats()["holding"]
         1
         """
+        if self._inside():
+            with self._computing():
+                yield
+            return
         with self._lock:
             ticket = self._join(owner, priority)
             try:
@@ -164,7 +183,8 @@ class FairShare:
                 self._leave(ticket)
                 raise
         try:
-            yield
+            with self._computing():
+                yield
         finally:
             with self._lock:
                 self._leave(ticket)
@@ -190,6 +210,14 @@ class FairShare:
                 self._runs[id(key)] = owner
         try:
             while True:
+                if self._inside():  # started by a job that holds a turn: computes in it
+                    try:
+                        with self._computing():
+                            item = next(source)
+                    except StopIteration as end:
+                        return end.value
+                    yield item
+                    continue
                 with self._lock:
                     if ticket is not None and not ticket.granted:  # lost it while idle
                         self._leave(ticket)
@@ -206,7 +234,8 @@ class FairShare:
                         began = time.monotonic()
                     ticket.idle_since = None
                 try:
-                    item = next(source)
+                    with self._computing():
+                        item = next(source)
                 except StopIteration as end:
                     return end.value
                 with self._lock:

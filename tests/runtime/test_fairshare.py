@@ -164,3 +164,23 @@ def test_an_error_in_a_job_gives_its_turn_back():
 def test_slots_must_be_positive():
     with pytest.raises(ValueError):
         FairShare(slots=0)
+
+
+def test_a_job_started_inside_a_turn_computes_in_that_turn():
+    """A Step press with no model plans a run (a job inside a job): with one slot, waiting for
+    a second turn would wait for ever; it computes in the turn it is in."""
+    share = FairShare(slots=1)
+
+    def plan():
+        with share.turn("plan"):
+            return share.stats()["holding"]
+
+    def steps():
+        yield plan()  # a job inside a run's item
+        yield from share.take_turns(iter([7]), owner="inner")  # a run inside a run's item
+
+    with share.turn("step press"):
+        assert plan() == 1
+        assert list(share.take_turns(iter("ab"), owner="inner")) == ["a", "b"]
+    assert list(share.take_turns(steps(), owner="outer")) == [1, 7]
+    assert share.stats() == {"holding": 0, "waiting": 0, "runs": 0}
