@@ -6,10 +6,11 @@ runs from nothing to its last evaluation, then ``quick`` and ``cpu-speedrun`` ru
 time is divided by nanoGPT's from the same run, so machine load cancels in the ratio. The
 reached loss is measured again on 200 validation batches, so a lucky small evaluation shows.
 
-``ablations``: the speedrun recipe with one switch turned back at a time (AdamW for Muon, GELU
-for ReLU², no QK-norm, no zero-init, learned positions for RoPE), at the same token budget:
-the step at which it first reached 1.88 (an evaluation every 40 steps, 50 batches), its val at
-the end and its training ms/step, so the page and the docs can say what each switch buys.
+``ablations``: the speedrun recipe with one switch turned back at a time (AdamW for Muon,
+torch's Muon momentum 0.95, GELU for ReLU², no QK-norm, no zero-init, learned positions for
+RoPE), at the same token budget: the step at which it first reached 1.88 (an evaluation every
+40 steps, 50 batches), its val at the end and its training ms/step, so the page and the docs
+can say what each switch buys.
 
 ``scaling``: ms/step, tokens/s and MFU (against this machine's matmul peak measured in the same
 run) of the speedrun recipe at widths 64 to 512 and contexts 64 to 512, so users see where a CPU
@@ -102,12 +103,16 @@ def ablation_variants(model: ModelConfig, train: TrainConfig) -> dict[str, tuple
     >>> from playground.config import PRESETS
     >>> p = PRESETS["cpu-speedrun"]
     >>> sorted(ablation_variants(p.model, p.train))[:3]
-    ['GELU instead of ReLU²', 'learned positions instead of RoPE', 'no QK-norm']
+    ['AdamW instead of Muon', 'GELU instead of ReLU²', 'Muon momentum 0.95 instead of 0.8']
     """
     variants = {"the recipe": (model, train)}
     if train.optimizer == "muon":
         # AdamW takes every matrix then, at its own rate for them: nanoGPT's 3x (lr stays)
         variants["AdamW instead of Muon"] = (model, replace(train, optimizer="adamw"))
+        default = TrainConfig().muon_momentum  # torch.optim.Muon's own default
+        if train.muon_momentum != default:
+            variants[f"Muon momentum {default:g} instead of {train.muon_momentum:g}"] = (
+                model, replace(train, muon_momentum=default))
     if model.activation == "relu2":
         variants["GELU instead of ReLU²"] = (replace(model, activation="gelu"), train)
     if model.qk_norm:

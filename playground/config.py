@@ -300,37 +300,50 @@ _TINY_TRAIN = TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, wa
                           eval_interval=100, eval_iters=10, sample_tokens=120)
 
 # The speedrun's switches (see docs/PERFORMANCE.md, "Ablations"): rotary positions, squared
-# ReLU, QK-norm and Muon for the hidden matrices. Float32: bf16 autocast slows a model this
-# narrow down on CPUs, AMX ones included (measured).
-_SPEEDRUN_MODEL = ModelConfig(block_size=64, n_layer=2, n_head=4, n_embd=128, dropout=0.0,
+# ReLU, QK-norm and Muon for the hidden matrices. Muon's momentum 0.8, not torch's 0.95: in a
+# run this short a shorter memory of past gradients learns faster (val 1.860 against 1.906 at
+# 280 steps). Context 32 with batch 32 sees the 1,024 tokens a step that context 64 with batch
+# 16 sees, learns as fast and costs less (attention grows with the context). 280 steps, not
+# the 240 that reach 1.88 at this seed: at 240 two seeds of four end above 1.88, at 280 all
+# four end at 1.853-1.865. Float32: bf16 autocast slows a model this narrow down on CPUs,
+# AMX ones included (measured).
+_SPEEDRUN_MODEL = ModelConfig(block_size=32, n_layer=2, n_head=4, n_embd=128, dropout=0.0,
                               pos="rope", activation="relu2", qk_norm=True)
-_SPEEDRUN_TRAIN = TrainConfig(max_steps=320, batch_size=16, lr=4e-3, min_lr=4e-4, warmup_steps=20,
-                              beta2=0.99, optimizer="muon", muon_lr=0.02, eval_interval=250,
-                              eval_iters=50, sample_tokens=200, dtype="float32")
+_SPEEDRUN_TRAIN = TrainConfig(max_steps=280, batch_size=32, lr=4e-3, min_lr=4e-4, warmup_steps=5,
+                              beta2=0.99, optimizer="muon", muon_lr=0.02, muon_momentum=0.8,
+                              eval_interval=280, eval_iters=50, sample_tokens=200,
+                              dtype="float32")
 
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
         Preset(
             "quick",
-            "3 layers with RoPE and the Muon optimizer for 1400 steps: Shakespeare-shaped text "
-            "(val loss about 1.6), with a sample at every evaluation.",
-            # GELU without QK-norm: as good as ReLU2 with it at 1400 steps, and cheaper per step
-            dataclasses.replace(_SPEEDRUN_MODEL, n_layer=3, activation="gelu", qk_norm=False),
-            dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1400, eval_interval=200, eval_iters=20),
-            expected_val_loss=1.61,  # 1.599 and 1.611 in two runs; 1.617 and 1.622 on 200 batches
-            # written by this preset (val 1.611), temperature 0.8
-            looks_like="Things and that Ramaids at did my Richard.\n\nSICINIUS:\nI do give me, how "
-                       "for you.\n\nPOMPEY:\nHe shoulder give you death themselves speak.",
+            "3 layers with RoPE, squared ReLU, QK-norm and the Muon optimizer for 1200 steps: "
+            "Shakespeare-shaped text (val loss about 1.6), with a sample at every evaluation.",
+            # the speedrun's switches on 3 layers at context 64, batch 16: at 1200 steps they
+            # reach 1.614-1.621 on 200 batches (three seeds) where GELU without QK-norm needs
+            # 1400 steps for 1.610-1.633 at about the same time; Muon's momentum 0.8 beats 0.9
+            # and 0.95 here too (1.614 against 1.632 and 1.638)
+            dataclasses.replace(_SPEEDRUN_MODEL, block_size=64, n_layer=3),
+            dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1200, batch_size=16,
+                                eval_interval=200, eval_iters=10),
+            # 1.614 on 200 batches at this seed: it misses its target of 1.60 (see
+            # docs/PERFORMANCE.md)
+            expected_val_loss=1.62,
+            # written by this preset at its last evaluation (val 1.624 on 50 batches), temperature 0.8
+            looks_like="CORIOLANUS:\nThe Eightly life, what I am poor part this storm with this\n"
+                       "many.\n\nPOMPEY:\nO, and thou art your sinces of slain,",
         ),
         Preset(
             "cpu-speedrun",
-            "The fastest way to val loss 1.88 on a CPU: 320 steps of 2 layers with RoPE, "
+            "The fastest way to val loss 1.88 on a CPU: 280 steps of 2 layers with RoPE, "
             "squared ReLU, QK-norm and the Muon optimizer.",
-            _SPEEDRUN_MODEL, _SPEEDRUN_TRAIN, expected_val_loss=1.88,
-            # written by this recipe at seed 1 (val 1.881), temperature 0.8
-            looks_like="God, may commolour, letter your eather forth be made\nAmfors of make his "
-                       "ween, and is a chard.\n\nISABELLA:\nAnd made at the for may than's for law",
+            # 1.853 on 50 batches, 1.849 on 200 (seeds 1, 2, 3: 1.862, 1.865, 1.854)
+            _SPEEDRUN_MODEL, _SPEEDRUN_TRAIN, expected_val_loss=1.86,
+            # written by this preset at its last evaluation (val 1.853), temperature 0.8
+            looks_like="Cirst hercheence in throles; heave and\nThou son, and with in with to "
+                       "been you shimself,\nWall again, could of shall comlay me so of the quore",
         ),
         Preset(
             "tiny",

@@ -81,3 +81,24 @@ def test_a_settings_error_survives_pickling_with_its_message():
 def test_valid_settings_still_serialise_as_plain_values():
     cfg = ModelConfig(n_embd=96, n_head=4)
     assert dataclasses.asdict(cfg) == cfg.to_dict() and cfg.head_size == 24
+
+
+def test_the_speedrun_preset_evaluates_at_the_start_and_at_its_end_only():
+    """Every evaluation counts in the speedrun's time: its schedule, run by the Trainer on a tiny
+    model, evaluates at step 0 and at the last step (on at least 50 batches), and writes the
+    sample there; an evaluation on the way (the 250-step one of the 320-step recipe) is waste."""
+    from playground.config import PRESETS
+    from playground.tokenizer import train_tokenizer
+    from playground.train import EvalRecord, Trainer
+
+    from checks import tiny_model, token_stream
+
+    preset = PRESETS["cpu-speedrun"]
+    train = replace(preset.train, device="cpu")
+    ids = token_stream(3_000)
+    tokenizer = train_tokenizer("char", "".join(chr(ord("a") + i) for i in range(16)))
+    trainer = Trainer(tiny_model(), ids[:2_500], ids[2_500:], train, tokenizer=tokenizer)
+    evals = [r for r in trainer.run() if isinstance(r, EvalRecord)]
+    assert [r.step for r in evals] == [0, preset.train.max_steps]
+    assert preset.train.eval_iters >= 50  # the issue's least for the final evaluation
+    assert len(evals[-1].sample) == preset.train.sample_tokens  # one character per token
