@@ -12,7 +12,7 @@ import math
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -247,16 +247,15 @@ def app_overhead(ctx: Context) -> list[Row]:
 # Time to quality (the presets and gpu sections of bench/speedrun.py use it)
 
 
-def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, target: float,
-                device: str = "cpu") -> dict:
-    """Train from scratch until the first evaluation with val loss <= target (or the end).
+def run_to_target(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, target: float,
+                  device: str = "cpu") -> Iterator[None]:
+    """Train from scratch until the first evaluation with val loss <= target (or the end),
+    yielding after every training step; returns ``(trainer, hit, last, step_times)``.
 
-    The clock starts before the tokenizer is trained and stops at that evaluation, so it
-    counts everything a user waits for: data, model, steps, evaluations and their samples
-    (``sample_tokens`` each; the last comes back as ``sample``). A second, larger evaluation
-    afterwards (200 batches, not timed) checks that the hit was not luck.
+    Everything a user waits for happens inside it: the tokenizer, the split, the model, the
+    steps, the evaluations and their samples (``sample_tokens`` each). ``train_until`` runs it
+    in one go; ``interleave_runs`` runs it beside nanoGPT's loop.
     """
-    start, cpu_start = time.perf_counter(), time.process_time()
     tok = train_tokenizer("char", text)
     train_ids, val_ids = prepare_data(text, tok, val_fraction=train_cfg.val_fraction)
     torch.manual_seed(train_cfg.seed)
@@ -265,13 +264,14 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
     trainer = Trainer(model, train_ids, val_ids, train_cfg, device=device, tokenizer=tok)
     hit, last, step_times, previous = None, None, [], None
     # leaving the loop at the hit closes the run (trainer.stop() would stay set after a hit at
-    # the last step, and the 200-batch evaluation below would stop at once)
+    # the last step, and the 200-batch evaluation after it would stop at once)
     with contextlib.closing(trainer.run()) as records:
         for record in records:
             if isinstance(record, StepRecord):
                 if isinstance(previous, StepRecord):  # two steps in a row: no evaluation between
                     step_times.append(record.elapsed - previous.elapsed)
                 previous = record
+                yield
             if isinstance(record, EvalRecord):
                 previous = record
             if isinstance(record, EvalRecord) and record.step > 0:
@@ -279,13 +279,81 @@ def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, targe
                 if record.val_loss <= target:
                     hit = record
                     break
-    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    check_cfg = replace(train_cfg, eval_iters=200)
-    trainer.config = check_cfg  # evaluate() reads eval_iters from the config
+    return trainer, hit, last, step_times
+
+
+def target_result(trainer: Trainer, hit: EvalRecord | None, last: EvalRecord | None,
+                  step_times: list[float]) -> dict:
+    """What ``run_to_target`` reached, with its weights measured again on 200 validation
+    batches (not timed), so a lucky small evaluation shows."""
+    trainer.config = replace(trainer.config, eval_iters=200)  # evaluate() reads it there
     _, val_200 = trainer.evaluate()
     end = hit or last
-    return {"hit": hit is not None, "wall_s": wall, "cpu_s": cpu, "step": end.step if end else 0,
+    return {"hit": hit is not None, "step": end.step if end else 0,
             "val_loss": end.val_loss if end else math.nan, "val_loss_200": val_200,
             "trainer_elapsed_s": end.elapsed if end else math.nan,
             "sample": end.sample if end else None,
             "train_s_per_step": median(step_times) if step_times else math.nan}
+
+
+def train_until(model_cfg: ModelConfig, train_cfg: TrainConfig, text: str, target: float,
+                device: str = "cpu") -> dict:
+    """``run_to_target`` in one go, timed from before the tokenizer to the hit (wall and CPU
+    seconds), and ``target_result``'s figures."""
+    start, cpu_start = time.perf_counter(), time.process_time()
+    run = run_to_target(model_cfg, train_cfg, text, target, device)
+    outcome = drain(run)
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+    return {"wall_s": wall, "cpu_s": cpu, **target_result(*outcome)}
+
+
+def drain(run: Iterator) -> Any:
+    """Run a generator to its end; what it returns.
+
+    >>> def two():
+    ...     yield
+    ...     return 2
+    >>> drain(two())
+    2
+    """
+    while True:
+        try:
+            next(run)
+        except StopIteration as end:
+            return end.value
+
+
+def interleave_runs(runs: dict[str, Iterator], lengths: dict[str, int],
+                    rounds: int) -> dict[str, dict]:
+    """Whole runs side by side: each advances about ``lengths[name] / rounds`` of its yields in
+    turn, round after round, so each gets a like share of every stretch of the machine's
+    load; returns each run's ``{"wall_s", "cpu_s", "value"}`` (its own time summed over its
+    turns, and what it returned).
+
+    >>> def counter(n):
+    ...     for _ in range(n):
+    ...         yield
+    ...     return n
+    >>> out = interleave_runs({"a": counter(6), "b": counter(2)}, {"a": 6, "b": 2}, rounds=2)
+    >>> out["a"]["value"], out["b"]["value"], out["a"]["wall_s"] >= 0
+    (6, 2, True)
+    """
+    chunks = {name: max(1, round(lengths[name] / rounds)) for name in runs}
+    clocks = {name: {"wall_s": 0.0, "cpu_s": 0.0} for name in runs}
+    active, r = dict(runs), 0
+    while active:
+        names = list(active)
+        if r % 2:  # alternate the order so no run always follows the same one
+            names.reverse()
+        for name in names:
+            wall, cpu = time.perf_counter(), time.process_time()
+            try:
+                for _ in range(chunks[name]):
+                    next(active[name])
+            except StopIteration as end:
+                clocks[name]["value"] = end.value
+                del active[name]
+            clocks[name]["wall_s"] += time.perf_counter() - wall
+            clocks[name]["cpu_s"] += time.process_time() - cpu
+        r += 1
+    return clocks

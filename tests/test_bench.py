@@ -14,10 +14,12 @@ from bench.reference.nanogpt_loop import (
     NanoGPTRecipe,
     NanoGPTTrainer,
     get_batch,
+    nanogpt_records,
     nanogpt_run,
     write_token_file,
 )
-from bench.training import bare_runner, interleave, train_until, trainer_runner
+from bench.training import (bare_runner, interleave, interleave_runs, run_to_target,
+                            target_result, train_until, trainer_runner)
 from playground.config import PRESETS, ModelConfig, TrainConfig, replace
 from playground.model import GPT
 from playground.model import flops_per_token as model_flops_per_token
@@ -141,6 +143,41 @@ def test_the_nanogpt_preset_follows_nanogpts_own_loop_number_for_number(tmp_path
     for a, b in zip(ours, reference):
         assert a[2:] == pytest.approx(b[2:], rel=1e-6, abs=0), (a, b)
     assert ours[:2] == reference[:2]  # before any update: exactly equal
+
+
+def test_nanogpts_loop_side_by_side_with_our_runs_computes_what_it_computes_alone(
+        tmp_path, tiny_text):
+    """The presets section runs nanoGPT's loop (one global random stream) in turns with our
+    runs, which seed the global generator to build their weights: nanoGPT's records must not
+    change, nor ours, and the caller's own global stream must come back as it was."""
+    tok = train_tokenizer("char", tiny_text)
+    train_ids, val_ids = prepare_data(tiny_text, tok, 0.1, block_size=16)
+    files = (write_token_file(train_ids, tmp_path / "train.bin"),
+             write_token_file(val_ids, tmp_path / "val.bin"))
+    recipe = NanoGPTRecipe(n_layer=1, n_head=2, n_embd=16, block_size=16, batch_size=4,
+                           max_iters=6, lr_decay_iters=6, warmup_iters=1, eval_iters=2)
+    alone = nanogpt_run(*files, tok.vocab_size, recipe, eval_interval=3)
+    model_cfg = ModelConfig(block_size=16, n_layer=1, n_head=2, n_embd=16)
+    train_cfg = TrainConfig(max_steps=6, batch_size=4, warmup_steps=1, eval_interval=3,
+                            eval_iters=2, device="cpu", dtype="float32")
+    torch.manual_seed(0)
+    ours_alone = train_until(model_cfg, train_cfg, tiny_text, target=0.0)
+    expected = torch.get_rng_state()  # what our run leaves in the global stream by itself
+
+    def recorded(records, into):
+        for record in records:
+            into.append(record)
+            yield
+
+    side = []
+    torch.manual_seed(0)
+    runs = {"nanoGPT": recorded(nanogpt_records(*files, tok.vocab_size, recipe, 3), side),
+            "ours": run_to_target(model_cfg, train_cfg, tiny_text, target=0.0)}
+    timed = interleave_runs(runs, {"nanoGPT": len(alone), "ours": 6}, rounds=6)
+    assert side == alone
+    ours = target_result(*timed["ours"]["value"])
+    assert ours["val_loss"] == ours_alone["val_loss"] and ours["step"] == ours_alone["step"] == 6
+    assert torch.equal(torch.get_rng_state(), expected)  # nanoGPT's draws stayed its own
 
 
 def test_bare_loop_does_exactly_the_trainers_work():

@@ -28,6 +28,7 @@ import io
 import math
 import os
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 import torch
@@ -155,17 +156,41 @@ def nanogpt_run(train_bin: str, val_bin: str, vocab_size: int, recipe: NanoGPTRe
     """train.py's whole loop with its one global random stream: ("eval", iter, train, val)
     before the first step, every ``eval_interval`` iterations and at ``max_iters``, and
     ("step", iterations done, loss) for each step. The global generator is restored after."""
-    records: list[tuple] = []
-    with torch.random.fork_rng(devices=[]):
-        trainer = NanoGPTTrainer(train_bin, vocab_size, recipe, seed=seed, global_stream=True)
+    return list(nanogpt_records(train_bin, val_bin, vocab_size, recipe, eval_interval, seed))
+
+
+def nanogpt_records(train_bin: str, val_bin: str, vocab_size: int, recipe: NanoGPTRecipe,
+                    eval_interval: int, seed: int = 1337) -> Iterator[tuple]:
+    """``nanogpt_run``'s records one at a time, so other work can run between them.
+
+    train.py's one global stream is this loop's own: between two records the caller gets its
+    own global generator state back, whatever it draws, and the loop continues from where its
+    stream was (so the numbers are those of an uninterrupted run).
+    """
+    caller = torch.get_rng_state()
+    trainer = NanoGPTTrainer(train_bin, vocab_size, recipe, seed=seed, global_stream=True)
+
+    def hand_over(record: tuple) -> Iterator[tuple]:
+        nonlocal caller
+        own = torch.get_rng_state()
+        torch.set_rng_state(caller)
+        try:
+            yield record
+        finally:  # also when the caller closes the loop early: its own stream stays its own
+            caller = torch.get_rng_state()
+            torch.set_rng_state(own)
+
+    try:
         while True:
             it = trainer.iter_num
             if it % eval_interval == 0:
-                records.append(("eval", it, trainer.estimate_loss(train_bin),
-                                trainer.estimate_loss(val_bin)))
+                yield from hand_over(("eval", it, trainer.estimate_loss(train_bin),
+                                      trainer.estimate_loss(val_bin)))
             if it == recipe.max_iters:  # train.py runs one more step; nothing reads it
-                return records
-            records.append(("step", it + 1, trainer.step()))
+                return
+            yield from hand_over(("step", it + 1, trainer.step()))
+    finally:
+        torch.set_rng_state(caller)
 
 
 def write_token_file(ids, path: str | os.PathLike) -> str:
