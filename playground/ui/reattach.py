@@ -143,6 +143,18 @@ def _drop_entry(holder, session_hash: str) -> None:
         holder.time_last_used.pop(session_hash, None)
 
 
+def _take_out(holder, session_hash: str, state) -> list[Session]:
+    """Gradio's entry for ``session_hash`` goes with its state (``state``, or None), our
+    sessions taken out of it first so Gradio's callback does not free them; returns those
+    of them that no other page holds, for the caller to free or let go."""
+    ours = _our_sessions(state) if state is not None else []
+    for key, _ in ours:
+        state.state_data.pop(key, None)
+    holder.delete_state(session_hash)
+    _drop_entry(holder, session_hash)
+    return [session for _, session in ours if not holding(session)]
+
+
 def free(session: Session) -> None:
     """Free ``session`` now: its model and files go, and it is filed nowhere any more."""
     REGISTRY.forget(session)
@@ -188,14 +200,8 @@ def close_tab(demo: gr.Blocks, session_hash: str | None) -> None:
     if OPEN_HEARTBEATS.get(session_hash, 0) > 1:  # the page is back on a new connection
         state.is_closed = False  # (Gradio would keep its state an hour only, as a closed page's)
         return
-    ours = _our_sessions(state)
-    for key, _ in ours:  # taken out first, so Gradio's callback does not free them
-        state.state_data.pop(key, None)
-    holder.delete_state(session_hash)
-    _drop_entry(holder, session_hash)
-    for _, session in ours:
-        if not holding(session):
-            let_go(session)
+    for session in _take_out(holder, session_hash, state):
+        let_go(session)
 
 
 def release_held(session: Session | None) -> None:
@@ -416,15 +422,8 @@ def _evict(demo: gr.Blocks, key: tuple, thing: Any) -> None:
         free(thing)
         return
     holder = _holders(demo)
-    state = holder.session_data.get(thing)
-    ours = _our_sessions(state) if state is not None else []
-    for state_key, _ in ours:
-        state.state_data.pop(state_key, None)
-    holder.delete_state(thing)
-    _drop_entry(holder, thing)
-    for _, session in ours:
-        if not holding(session):
-            free(session)
+    for session in _take_out(holder, thing, holder.session_data.get(thing)):
+        free(session)
 
 
 def make_room(demo: gr.Blocks) -> bool:
