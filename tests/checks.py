@@ -79,3 +79,24 @@ def token_stream(n=600, seed=0):
     jumps = torch.randint(VOCAB, (n,), generator=g) * (torch.rand(n, generator=g) < 0.2)
     return (torch.arange(n) + jumps.cumsum(0)) % VOCAB
 
+
+
+def wait_for(condition, what, limit_s=60.0):
+    """Poll ``condition`` until it holds; fail after ``limit_s`` (a hang guard, not a timing)."""
+    import time
+
+    import pytest
+
+    deadline = time.monotonic() + limit_s
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting for {what}")
+        time.sleep(0.05)
+
+
+def sessions_of(demo, session_hash) -> list:
+    """The server's ``Session`` objects for one browser session (none once freed)."""
+    from playground.ui.session import Session
+
+    data = demo.server_app.state_holder.session_data.get(session_hash)
+    return [v for v in data.state_data.values() if isinstance(v, Session)] if data else []

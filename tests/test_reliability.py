@@ -26,7 +26,7 @@ from playground.ui import corpus_tab, tokenizer_tab, train_tab
 from playground.ui.app import build_demo, launch
 from playground.ui.session import Session, app_temp_dir
 
-from checks import page_settings
+from checks import page_settings, sessions_of, wait_for
 
 # the shared TINY run, longer, with dropout (so resuming must restore its random stream too)
 RUN = dict(max_steps=12, eval_interval=4, seed=11, dropout=0.1,
@@ -216,21 +216,6 @@ def app(monkeypatch):
     _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
     yield demo, url
     demo.close()
-
-
-def sessions_of(demo, session_hash) -> list[Session]:
-    """The server's ``Session`` objects for one browser session (none once freed)."""
-    data = demo.server_app.state_holder.session_data.get(session_hash)
-    return [v for v in data.state_data.values() if isinstance(v, Session)] if data else []
-
-
-def wait_for(condition, what, limit_s=60.0):
-    """Poll ``condition`` until it holds; fail after ``limit_s`` (a hang guard, not a timing)."""
-    deadline = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"gave up waiting for {what}")
-        time.sleep(0.05)
 
 
 class Tab:

@@ -15,7 +15,7 @@ import gradio as gr
 import httpx
 import pytest
 import torch
-from checks import page_settings
+from checks import page_settings, sessions_of, wait_for
 from gradio_client import Client
 
 from playground.checkpoint import load_bundle
@@ -70,15 +70,6 @@ def same_weights(a, b) -> bool:
 
 def is_skip(value) -> bool:
     return isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1
-
-
-def wait_for(condition, what, limit_s=60.0):
-    """Poll ``condition`` until it holds; fail after ``limit_s`` (a hang guard, not a timing)."""
-    deadline = time.monotonic() + limit_s
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"gave up waiting for {what}")
-        time.sleep(0.05)
 
 
 def steps_trained(session: Session) -> int:
@@ -394,8 +385,7 @@ def test_at_its_time_to_live_gradios_entry_goes_with_the_session(tiny_text):
     try:
         client.predict("Paste text", None, tiny_text, api_name="/use_corpus")
         holder = demo.server_app.state_holder
-        (session,) = [v for v in holder.session_data[client.session_hash].state_data.values()
-                      if isinstance(v, Session)]
+        (session,) = sessions_of(demo, client.session_hash)
         wait_for(lambda: session.run.released, "the session's time-to-live to pass")
         wait_for(lambda: client.session_hash not in holder.session_data,
                  "Gradio's entry, with the pasted text in its config, to go too")
