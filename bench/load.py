@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass, field
 
 from bench.core import Context, Row
+from bench.process import rss_mib
 
 FIRST_STEP_TARGET_S = 15.0  # issue: every visitor sees a training step within 15 s
 _AHEAD = re.compile(r"(\d+) jobs? ahead")
@@ -39,35 +40,23 @@ class Visit:
     statuses: list[str] = field(default_factory=list)
 
 
-def rss_mib() -> float:
-    """This process's resident memory in MiB (``/proc/self/status``; NaN elsewhere)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
-
-
 class MemoryWatch:
     """RSS sampled every ``every`` seconds in a thread until ``stop``: start, peak, end."""
 
     def __init__(self, every: float = 0.2) -> None:
-        self.start = self.peak = rss_mib()
+        self.start = self.peak = rss_mib("VmRSS")
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, args=(every,), daemon=True)
         self._thread.start()
 
     def _watch(self, every: float) -> None:
         while not self._stop.wait(every):
-            self.peak = max(self.peak, rss_mib())
+            self.peak = max(self.peak, rss_mib("VmRSS"))
 
     def stop(self) -> float:
         self._stop.set()
         self._thread.join(timeout=5)
-        return rss_mib()
+        return rss_mib("VmRSS")
 
 
 def visitors(url: str, settings: list, n: int, *, texts: list[str] | None = None,

@@ -56,7 +56,7 @@ def probe_cold_start() -> dict:
     return {"import_s": imported - start, "build_s": built - imported, "total_s": built - start}
 
 
-def _rss_mib(field: str) -> float:
+def rss_mib(field: str) -> float:
     """A memory line of /proc/self/status in MiB (VmRSS now, VmHWM peak); NaN elsewhere."""
     try:
         for line in open("/proc/self/status", encoding="ascii"):
@@ -94,7 +94,7 @@ def probe_train_rss(preset_name: str, steps: int, quick: bool) -> dict:
         text = text[:60_000]
         model_cfg = replace(model_cfg, n_layer=1, n_head=2, n_embd=16, block_size=16)
         train_cfg = replace(train_cfg, batch_size=4, grad_accum=1)
-    before_mib = _rss_mib("VmRSS")
+    before_mib = rss_mib("VmRSS")
     reset = _reset_peak_rss()  # so the peak is the run's, not an import's transient
     tok = train_tokenizer("char", text)
     train_ids, val_ids = prepare_data(text, tok, train_cfg.val_fraction)
@@ -106,7 +106,7 @@ def probe_train_rss(preset_name: str, steps: int, quick: bool) -> dict:
     start = time.perf_counter()
     records = list(trainer.run(max_steps=steps))
     seconds = time.perf_counter() - start
-    peak_mib = _rss_mib("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    peak_mib = rss_mib("VmHWM") if reset else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return {"peak_rss_mib": peak_mib, "baseline_rss_mib": before_mib, "peak_is_run_only": reset,
             "dtype": str(trainer.dtype).replace("torch.", ""), "steps": trainer.step,
             "end": records[-1].reason, "seconds": seconds,
