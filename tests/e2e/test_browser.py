@@ -213,6 +213,7 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     page.get_by_label("Prompt").fill("床前")
     page.get_by_role("button", name="Generate").click()
     expect(output).to_have_text(re.compile(r"^床前.{20,}", re.S), timeout=60_000)
+    expect(output.locator(".cursor")).to_have_count(0)  # the stream has ended: no cursor mark
     assert set(output.inner_text()) <= set(POEM)
 
 
