@@ -20,7 +20,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from bench import inference, load, process, speedrun, training  # noqa: E402
+from bench import inference, inside, load, process, speedrun, training  # noqa: E402
 from bench.core import Context, Row, format_table, machine_info, write_json  # noqa: E402
 
 SECTIONS = {
@@ -32,6 +32,7 @@ SECTIONS = {
     "gpu": speedrun.gpu,
     "generate": inference.generation,
     "bpe": inference.bpe,
+    "inside": inside.views,
     "app": process.cold_start,
     "memory": process.peak_memory,
     "load": load.classroom,

@@ -8,7 +8,7 @@ import json
 import pytest
 import torch
 
-from bench import cli, core, speedrun
+from bench import cli, core, inside, speedrun
 from bench.reference import nanogpt_model
 from bench.reference.nanogpt_loop import (
     NanoGPTRecipe,
@@ -230,6 +230,17 @@ def test_quick_run_of_one_section_writes_table_and_json(tmp_path, capsys):
     assert [r["metric"] for r in data["rows"]] == [
         "train time, vocab 512", "encode, vocab 512", "train time, vocab 4096", "encode, vocab 4096"]
     assert all(isinstance(r["value"], float) and r["value"] > 0 for r in data["rows"])
+
+
+def test_the_inside_section_times_every_view_through_its_handler(tmp_path):
+    out = tmp_path / "results.json"
+    assert cli.main(["--quick", "--only", "inside", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(r["section"] == "inside" for r in rows)  # no section failed
+    names = [r["metric"].rsplit(", ", 1)[0] for r in rows]
+    assert names == [*inside.VIEWS, "Step x1 with no model yet", "Step x1", "Step x10"]
+    assert all(isinstance(r["value"], float) and r["value"] > 0 for r in rows)
+    assert all(r["met"] is not None for r in rows[:len(inside.VIEWS)])  # held to 2 s each
 
 
 def test_unknown_section_is_refused():
