@@ -500,6 +500,29 @@ def _no_blind_eviction(holder) -> None:
                 holder.session_data.move_to_end(session_id)
 
     holder.update = update
+    _keep_no_values(holder)
+
+
+def _forget_value(key: int, value: Any) -> None:
+    """In place of ``SessionState._update_value_in_config``: keep nothing."""
+
+
+def _keep_no_values(holder) -> None:
+    """Gradio copies every value a session sends or is sent into that session's page config
+    (``SessionState.config_values``), for its deep links only: a 5 MB paste stayed there,
+    about 6 MB a visitor, as long as the session lived, and so did every figure and text the
+    page drew. Deep links are closed (``guard.CLOSED_ROUTES``), so each entry, as Gradio makes
+    it (``StateHolder.__getitem__`` calls ``update`` on it), keeps none."""
+    update = holder.update
+
+    def update_and_forget(session_id: str) -> None:
+        update(session_id)
+        state = holder.session_data.get(session_id)
+        if state is not None and "_update_value_in_config" not in vars(state):
+            state._update_value_in_config = _forget_value
+            state.config_values.clear()  # what a first call wrote before this entry was seen
+
+    holder.update = update_and_forget
 
 
 def start(demo: gr.Blocks, capacity: int, *, serving: bool) -> None:

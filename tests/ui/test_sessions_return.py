@@ -4,6 +4,7 @@ a wrong token finds nothing, SIGTERM keeps the bundles for a later load, new ses
 client are capped, eviction takes empty sessions first, and the disk budget refuses a save
 before it starts. Tiny runs, 127.0.0.1 only."""
 
+import json
 import os
 import signal
 import threading
@@ -294,6 +295,25 @@ def test_new_sessions_from_one_address_are_capped_per_minute(served):
         "session_hash": "flood-5", "component_id": 0, "fn_name": "x", "data": None})
     assert other_door.status_code == 429  # Gradio's other route that opens a session
     assert len(demo.server_app.state_holder.session_data) <= 3
+
+
+def test_a_paste_and_what_the_page_draws_are_not_kept_in_gradios_page_config(served):
+    """Gradio copies every value in and out of a session into its page config, for deep links
+    (closed here): a 5 MB paste stayed there, about 6 MB a visitor, while the session lived.
+    Before: the largest value held was the whole paste."""
+    demo, url = served
+    paste = "".join(f"line {n} of a long pasted text, all of it different\n" for n in range(20_000))
+    client = Client(url, verbose=False, analytics_enabled=False)
+    try:
+        summary, _ = client.predict("Paste text", None, paste, api_name="/use_corpus")
+        assert f"{len(paste):,} characters" in summary  # the paste arrived and was used
+        client.predict("char", 512, api_name="/train_tokenizer")
+        states = list(demo.server_app.state_holder.session_data.values())
+        assert states
+        held = max(len(json.dumps(state.config_values, default=str)) for state in states)
+        assert held < 20_000, held  # the paste is 1 MB; the page's own config of a block, kB
+    finally:
+        client.close()
 
 
 def session_block(demo) -> int:
