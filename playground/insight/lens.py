@@ -194,9 +194,9 @@ def lens_figure(fp: ForwardPass, position: int, tokenizer, lang: str = "en") -> 
     has_next = p + 1 < len(fp.tokens)
     fig = make_subplots(rows=1, cols=2, column_widths=[0.8, 0.2], horizontal_spacing=0.03,
                         subplot_titles=[t("top guesses", lang),
-                                        t("“{token}” comes next", lang,
+                                        t("“{token}”<br>comes next", lang,
                                           token=display_token(fp.tokens[p + 1], 10))
-                                        if has_next else t("next token unknown", lang)])
+                                        if has_next else t("next token<br>unknown", lang)])
     fig.add_trace(go.Heatmap(
         z=probs, text=labels, texttemplate="%{text}", textfont=dict(size=13),
         x=list(range(1, probs.shape[1] + 1)), y=list(range(rows)), colorscale="Blues",
@@ -208,14 +208,15 @@ def lens_figure(fp: ForwardPass, position: int, tokenizer, lang: str = "en") -> 
         z=np.nan_to_num(nxt), text=[[f"{v:.0%}" if math.isfinite(v) else "–"] for v in nxt[:, 0]],
         texttemplate="%{text}", x=[0], y=list(range(rows)), colorscale="Greens", zmin=0.0,
         zmax=1.0, showscale=False, hoverinfo="skip"), row=1, col=2)
-    fig.update_annotations(font_size=12)  # the two column titles, short enough for a phone
+    fig.update_annotations(font_size=12)  # the column titles: the narrow one in two lines,
+    # else on a phone it runs into the first
     fig.update_yaxes(tickmode="array", tickvals=list(range(rows)), ticktext=names,
                      autorange="reversed", tickfont=dict(size=11), row=1, col=1)
     fig.update_yaxes(showticklabels=False, autorange="reversed", row=1, col=2)
     fig.update_xaxes(title_text=t("rank", lang), dtick=1, row=1, col=1)
     fig.update_xaxes(showticklabels=False, row=1, col=2)
     fig.update_layout(template=TEMPLATE, height=110 + 44 * rows,
-                      margin=dict(l=120, r=10, t=50, b=40))
+                      margin=dict(l=120, r=10, t=60, b=40))
     return fig
 
 

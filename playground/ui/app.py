@@ -59,8 +59,12 @@ PAGE_CSS = """
 }
 /* token spans and marks have light backgrounds: dark text on them in both modes */
 .token-view span, .copy-view mark, .token-view mark { color: #111827; }
-/* plots are transparent (plots.TEMPLATE); in dark mode their words and grid turn light */
-.dark .js-plotly-plot .main-svg text { fill: var(--body-text-color) !important; }
+/* plots are transparent (plots.TEMPLATE); in dark mode their words and grid turn light,
+   but not the words inside heatmap cells: Plotly gives them a colour that contrasts with
+   their cell (light text on a pale cell could not be read) */
+.dark .js-plotly-plot .main-svg text:not(.heatmaplayer text) {
+  fill: var(--body-text-color) !important;
+}
 .dark .js-plotly-plot .gridlayer path, .dark .js-plotly-plot .zerolinelayer path {
   stroke: rgba(255, 255, 255, 0.12) !important;
 }
