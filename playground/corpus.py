@@ -122,6 +122,45 @@ class Corpus:
         return self.text[:cut], self.text[cut:]
 
 
+# --- prompts to start from ------------------------------------------------------------------
+
+# openings Tiny Shakespeare's characters and verse continue
+SHAKESPEARE_PROMPTS = ("ROMEO:", "JULIET:\nO Romeo,", "First Citizen:\n",
+                       "KING RICHARD III:\nNow is the", "To be, or not to be")
+PROMPT_WORDS = 3  # a prompt from a line with spaces: its first words
+PROMPT_CHARS = 4  # ...from a longer line without (Chinese, Japanese): its first characters
+PROMPT_SCAN_CHARS = 2_000_000  # enough lines of any text to choose from
+
+
+def _line_opening(line: str) -> str:
+    words = line.split()
+    if len(words) > 1:
+        return " ".join(words[:PROMPT_WORDS])
+    return line if len(line) <= 2 * PROMPT_CHARS else line[:PROMPT_CHARS]
+
+
+def example_prompts(corpus: Corpus, n: int = 5) -> list[str]:
+    """Up to ``n`` prompts a model trained on ``corpus`` can continue: famous openings for
+    Tiny Shakespeare; for any other text the openings of lines spread through it (the first
+    words of a line, or the first characters of a long line written without spaces).
+
+    >>> example_prompts(Corpus("床前明月光，疑是地上霜。\\n举头望明月\\n" * 9, "poem", "paste"), 3)
+    ['床前明月', '举头望明月']
+    >>> example_prompts(Corpus("the cat sat on the mat\\nTOM:\\n" * 9, "cats", "upload"))
+    ['the cat sat', 'TOM:']
+    """
+    if corpus.source in ("bundled", "hub"):
+        return list(SHAKESPEARE_PROMPTS[:n])
+    openings: dict[str, None] = {}  # distinct, in the text's order
+    for line in corpus.text[:PROMPT_SCAN_CHARS].splitlines():
+        if line.strip():
+            openings.setdefault(_line_opening(line.strip()), None)
+    found = list(openings)
+    if len(found) <= n:
+        return found
+    return [found[round(i * (len(found) - 1) / (n - 1))] for i in range(n)] if n > 1 else found[:1]
+
+
 # --- Tiny Shakespeare ---------------------------------------------------------------------
 
 def load_tiny_shakespeare(source: str = "bundled") -> Corpus:

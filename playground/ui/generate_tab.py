@@ -27,6 +27,7 @@ from dataclasses import dataclass
 import gradio as gr
 
 from playground.config import SAMPLE_RANGES, SampleConfig
+from playground.corpus import SHAKESPEARE_PROMPTS, example_prompts
 from playground.generate import fresh_seed, generate, prompt_ids
 from playground.i18n import msg, t
 from playground.insight.memorization import K, CopyIndex
@@ -41,8 +42,6 @@ MEMO_DEFAULT_CHARS = 20
 MEMO_MAX_CHARS = 200
 DEFAULTS = SampleConfig()  # the sliders start here
 TOP_K_ON, TOP_P_ON = 40, 0.9  # where a filter starts when its switch is turned on
-EXAMPLES = ["ROMEO:", "JULIET:\nO Romeo,", "First Citizen:\n", "KING RICHARD III:\nNow is the",
-            "To be, or not to be"]  # prompts Tiny Shakespeare's characters and verse continue
 
 # the one view of the text: a box in the page's colours (light or dark), in a monospace face
 # (the theme's sans draws "z" like "ʒ", which hurts reading a character model's output)
@@ -279,6 +278,31 @@ def seed_shown(seed: float):
     return on, gr.update(visible=on)
 
 
+def _readable(tokenizer, text: str) -> bool:
+    try:
+        return bool(tokenizer.encode(text))
+    except ValueError:  # a character the tokenizer never saw
+        return False
+
+
+def offer_prompts(session: Session | None, prompt: str):
+    """On opening the tab: example prompts from the text the model learned (the corpus tab's
+    text before any model; after an upload, which carries no text, the Shakespeare ones the
+    model can read), and the prompt replaced when the model could not read it or it is a
+    Shakespeare example offered for another text. (examples, prompt)"""
+    session = ensure(session)
+    trained = session.trained
+    corpus = trained.corpus if trained is not None else session.corpus_or_default()
+    prompts = example_prompts(corpus) if corpus is not None else list(SHAKESPEARE_PROMPTS)
+    if trained is not None:
+        prompts = [p for p in prompts if _readable(trained.tokenizer, p)]
+    stale = prompt in SHAKESPEARE_PROMPTS and prompt not in prompts
+    unreadable = trained is not None and not _readable(trained.tokenizer, prompt or "")
+    replace = prompts and (stale or unreadable)
+    return (gr.update(samples=[[p] for p in prompts], visible=bool(prompts)),
+            prompts[0] if replace else gr.skip())
+
+
 @dataclass
 class GenerateTab:
     """The Generate tab's widgets and event that other tabs use."""
@@ -288,17 +312,18 @@ class GenerateTab:
     #   SAMPLING_KEYS (make_link's parameters)
 
 
-def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
+def build(session: gr.State, concurrency_limit: int, page: gr.Tab) -> GenerateTab:
     gr.Markdown(tr("generate_intro"))
     writing = gr.State(lambda: Writing())  # a function: Gradio would serialise the class
     with gr.Row(elem_id="generate-tab"):
         with gr.Column(scale=3):
             # lines=1: Enter writes (Gradio submits a one-line box on Enter; Shift+Enter
             # still starts a new line, and the box grows to max_lines)
-            prompt = gr.Textbox("ROMEO:", label=tr("prompt"), lines=1, max_lines=6,
+            prompt = gr.Textbox(SHAKESPEARE_PROMPTS[0], label=tr("prompt"), lines=1, max_lines=6,
                                 info=tr("prompt_info"), elem_id="generate-prompt")
-            examples = gr.Examples([[p] for p in EXAMPLES], [prompt], label=tr("example_prompts"),
-                                   api_visibility="private")
+            # Tiny Shakespeare's until the tab opens on another text (offer_prompts)
+            examples = gr.Examples([[p] for p in SHAKESPEARE_PROMPTS], [prompt],
+                                   label=tr("example_prompts"), api_visibility="private")
             with gr.Row():
                 button = gr.Button(tr("generate_button"), variant="primary",
                                    elem_id="generate-button")
@@ -356,6 +381,7 @@ def build(session: gr.State, concurrency_limit: int) -> GenerateTab:
     api_only.click(check_copies, [session, min_chars], [session, api_text], concurrency_limit=2,
                    api_name="check_copies")
 
+    page.select(offer_prompts, [session, prompt], [examples.dataset, prompt], **quick)
     limit_k.input(top_k_switched, [limit_k, top_k], top_k, **quick)
     top_k.change(top_k_shown, top_k, [limit_k, top_k], **quick)
     limit_p.input(top_p_switched, [limit_p, top_p], top_p, **quick)

@@ -210,6 +210,9 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     page.get_by_role("button", name="Start training").click()
     wait_status(page, "Finished all 30 steps")
     open_tab(page, "4 · Generate")
+    # the tab offers the poems' own openings, and one as the prompt in place of "ROMEO:"
+    expect(page.get_by_label("Prompt")).to_have_value(POEM[:4])
+    expect(page.locator("#generate-tab").get_by_text(POEM[:4], exact=True)).to_be_visible()
     page.get_by_label("Prompt").fill("床前")
     page.get_by_role("button", name="Generate").click()
     expect(output).to_have_text(re.compile(r"^床前.{20,}", re.S), timeout=60_000)

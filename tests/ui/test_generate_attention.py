@@ -233,3 +233,47 @@ def test_the_default_text_is_the_start_of_the_last_generation(session):
     *_, summary = attention_tab.show_attention(session, "", 0, 0)
     block = TINY_MODEL["block_size"]  # the model reads at most 16 of the 32
     assert summary.startswith(f"{block} tokens") and session.attention.tokens == list("First Citizen:\nB")
+
+
+# --- example prompts follow the text ---------------------------------------------------------
+
+POEM = "床前明月光，疑是地上霜。\n举头望明月，低头思故乡。\n" * 40
+
+
+def offered(session, prompt):
+    examples, prompt = generate_tab.offer_prompts(session, prompt)
+    return [row[0] for row in examples["samples"]], examples["visible"], prompt
+
+
+def test_before_any_model_the_examples_are_shakespeares_and_the_prompt_stays():
+    prompts, visible, prompt = offered(Session(), "ROMEO:")
+    assert prompts == list(generate_tab.SHAKESPEARE_PROMPTS) and visible
+    assert prompt == gr.skip()
+
+
+def test_a_model_of_another_text_offers_its_lines_and_a_prompt_it_can_read():
+    corpus = from_text(POEM, "poems.txt")
+    tokenizer = train_tokenizer("char", corpus.text)
+    config = ModelConfig(vocab_size=tokenizer.vocab_size, **TINY_MODEL)
+    session = Session(trained=TrainedModel(GPT(config), tokenizer, config, TrainConfig(),
+                                           corpus=corpus))
+    prompts, visible, prompt = offered(session, "ROMEO:")  # the page's first prompt
+    assert prompts == ["床前明月", "举头望明"] and visible  # the first characters of each line
+    assert prompt == "床前明月"
+    # the offered prompt writes: every character the model knows
+    writing = Writing()
+    generate_tab.begin_writing(writing)
+    list(generate_tab.write(session, writing, prompt, *sampling(max_new_tokens=10), 20))
+    assert session.last_text.startswith("床前明月") and set(session.last_text) <= set(POEM)
+    # a prompt of the visitor's own that the model reads is left alone
+    assert offered(session, "低头")[2] == gr.skip()
+
+
+def test_after_an_upload_without_text_only_readable_examples_are_offered(trained):
+    # a bundle carries no text: the Shakespeare openings this model's letters can spell
+    session = Session(trained=TrainedModel(trained.model, trained.tokenizer, trained.model_config,
+                                           trained.train_config, corpus=None))
+    prompts, _, prompt = offered(session, "ROMEO:")
+    readable = [p for p in generate_tab.SHAKESPEARE_PROMPTS if set(p) <= set(trained.tokenizer.chars)]
+    assert prompts == readable
+    assert prompt == (gr.skip() if "ROMEO:" in readable else readable[0])
