@@ -66,7 +66,7 @@ from playground.i18n import Message, msg
 
 log = logging.getLogger(__name__)
 
-STEP_HISTORY_LIMIT = 5000  # step records kept in the history; longer runs keep every k-th
+STEP_HISTORY_LIMIT = 5000  # step records kept in the history at most (see history_stride)
 THROUGHPUT_WINDOW = 20  # steps in the moving window behind tokens_per_s
 
 
@@ -292,6 +292,41 @@ class _EvalStopped(Exception):
     """Stop was asked for during an evaluation (a big one takes minutes on a CPU)."""
 
 
+def history_stride(step: int) -> int:
+    """Which step records a run at ``step`` keeps: those of the steps this divides, the
+    smallest power of two that keeps at most ``STEP_HISTORY_LIMIT``. Every step while a run
+    is short (one stopped early keeps every step it made), then every 2nd, 4th... as it goes
+    on; it depends only on the step, so a resumed run thins as a straight one does.
+
+    >>> [history_stride(s) for s in (1, STEP_HISTORY_LIMIT, STEP_HISTORY_LIMIT + 1)]
+    [1, 1, 2]
+    """
+    stride = 1
+    while step > stride * STEP_HISTORY_LIMIT:
+        stride *= 2
+    return stride
+
+
+def keep_record(history: list[Record], record: Record) -> None:
+    """Add ``record`` to ``history`` (in place), step records thinned by ``history_stride``:
+    a trainer's history and a page's live copy of it stay the same and bounded.
+
+    >>> history = []
+    >>> for step in range(1, 2 * STEP_HISTORY_LIMIT + 1):
+    ...     keep_record(history, StepRecord(step, 0, 0.0, 0.0, 0.0, 0.0))
+    >>> len(history), history[0].step, history[-1].step
+    (5000, 2, 10000)
+    """
+    if not isinstance(record, StepRecord):
+        history.append(record)
+        return
+    stride = history_stride(record.step)
+    if stride > history_stride(record.step - 1):  # just doubled: every other step kept goes
+        history[:] = [r for r in history if not isinstance(r, StepRecord) or r.step % stride == 0]
+    if record.step % stride == 0:
+        history.append(record)
+
+
 class _StepStopped(Exception):
     """Stop was asked for in the middle of a training step (one step of a big model takes
     minutes on a CPU): the step is dropped, as if it never began."""
@@ -369,7 +404,6 @@ class Trainer:
         self._stop = threading.Event()
         self._in_step = False  # inside _train_step: Stop may end it midway (_stop_hooks)
         self._step_times: collections.deque[float] = collections.deque(maxlen=THROUGHPUT_WINDOW)
-        self._history_stride = max(1, math.ceil(config.max_steps / STEP_HISTORY_LIMIT))
 
     def _checked_ids(self, ids, part: str, vocab_size: int) -> torch.Tensor:
         ids = torch.as_tensor(ids, dtype=torch.long).reshape(-1)
@@ -640,8 +674,7 @@ class Trainer:
         return generate_text(self.model, self.tokenizer, "", sampling)
 
     def _remember(self, record: Record) -> Record:
-        if not isinstance(record, StepRecord) or record.step % self._history_stride == 0:
-            self.history.append(record)
+        keep_record(self.history, record)
         return record
 
     # -- failures -----------------------------------------------------------------------------

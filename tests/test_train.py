@@ -12,6 +12,7 @@ import torch
 from playground.checkpoint import load_bundle, records_from_json, records_to_json, save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, TrainConfig, replace
 from playground.i18n import Message, error_text, localize
+from playground import train
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 from playground.train import (
@@ -646,3 +647,31 @@ def test_stop_during_an_evaluation_ends_it_after_the_current_batch(stream):
     assert step_losses(first + records + rest) == step_losses(straight_records)
     for name, tensor in straight.model.state_dict().items():
         assert torch.equal(trainer.model.state_dict()[name], tensor), name
+
+
+def test_a_long_run_stopped_early_keeps_every_step_and_long_histories_are_thinned(monkeypatch):
+    """A run of many planned steps stopped after a few keeps each of them (the history was
+    thinned by max_steps: a 100,000-step run stopped at step 13 kept no step at all); past
+    the limit every other step goes, the same in a straight run and in a resumed one."""
+    monkeypatch.setattr(train, "STEP_HISTORY_LIMIT", 8)
+
+    def trainer():
+        return make_trainer(config=tiny_config(max_steps=100_000, eval_interval=100_000))
+
+    def kept(history):
+        return [r.step for r in history if isinstance(r, StepRecord)]
+
+    short = trainer()
+    list(short.run(max_steps=5))
+    assert kept(short.history) == [1, 2, 3, 4, 5]
+    straight = trainer()
+    list(straight.run(max_steps=40))
+    # 8 records at most: every step to 8, every 2nd to 16, 4th to 32, then every 8th
+    assert kept(straight.history) == [8, 16, 24, 32, 40]
+    resumed = trainer()
+    list(resumed.run(max_steps=13))
+    state = resumed.state_dict()
+    again = trainer()
+    again.load_state_dict(state)
+    list(again.run(max_steps=27))
+    assert kept(again.history) == kept(straight.history)

@@ -41,7 +41,7 @@ from playground.insight.surprise import Surprise, most_surprising, surprise, sur
 from playground.insight.timeline import sample_rows, timeline_html
 from playground.plots import display_token
 from playground.runtime.execution import cpu_threads
-from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
+from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
 from playground.ui import loss_panel, train_tab, zerogpu
 from playground.ui.lang import tr
 from playground.ui.session import Session, TrainedModel, ensure
@@ -440,7 +440,7 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
             if isinstance(rec, EvalProgress):
                 line = train_tab.eval_line(rec, None, lang)
             else:
-                trained.history.append(rec)  # the health plots read the records as they come
+                keep_record(trained.history, rec)  # the health plots read them as they come
                 if isinstance(rec, EndRecord):
                     end = rec
                     continue

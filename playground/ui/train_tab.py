@@ -50,7 +50,7 @@ from playground.runtime import fairshare, hosting
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
-from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
+from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
 from playground.ui import health_panel, loss_panel, zerogpu
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
@@ -610,7 +610,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     yield (session, gr.skip(), eval_line(rec, left, lang), samples, gr.skip(),
                            gr.skip())
                 continue
-            live.append(rec)
+            keep_record(live, rec)  # thinned as the trainer's own history is
             if isinstance(rec, StepRecord):
                 stepped = True
                 left = timing.refined(live).seconds if timing else None

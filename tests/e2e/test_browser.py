@@ -187,8 +187,9 @@ def test_click_through_from_corpus_to_attention(page, app_url, screenshot_dir, t
     runs.get_by_label("run 2", exact=True).uncheck()
     runs.get_by_label("run 1", exact=True).check()
     runs.get_by_label("run 1, pos=none", exact=True).check()
-    page.wait_for_function("() => document.querySelector('#compare-plot .js-plotly-plot')"
-                           " && document.querySelector('#compare-plot .js-plotly-plot').data.length == 2")
+    # the plot had two runs before the ticks changed too: wait for the two now ticked
+    page.wait_for_function("() => { const p = document.querySelector('#compare-plot .js-plotly-plot');"
+                           " return p && p.data.map(t => t.name).join('|') == 'run 1|run 1, pos=none'; }")
     assert trace_names(page, "compare-plot") == ["run 1", "run 1, pos=none"]
     table = page.locator("#compare-table")
     expect(table).to_contain_text("pos")
