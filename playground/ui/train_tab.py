@@ -611,8 +611,9 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                            gr.skip())
                 continue
             keep_record(live, rec)  # thinned as the trainer's own history is
+            first_step = False
             if isinstance(rec, StepRecord):
-                stepped = True
+                first_step, stepped = not stepped, True
                 left = timing.refined(live).seconds if timing else None
                 status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang, left)
             elif isinstance(rec, EvalRecord):
@@ -623,7 +624,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             elif isinstance(rec, EndRecord):
                 end = rec
             now = time.monotonic()
-            if now - last_push >= push_interval:
+            # the first step is shown at once: the visitor sees the run has begun
+            if first_step or now - last_push >= push_interval:
                 figure = loss_panel.figure(session, live)
                 built = time.monotonic()
                 # the page's updates of every run together stay at PUSHES_PER_S a second:

@@ -214,6 +214,19 @@ def test_evaluations_say_how_far_they_are_and_the_start_toast_warns_a_long_run(r
     assert during[1] is gr.skip() or isinstance(during[1], type(gr.skip()))
 
 
+def test_the_first_step_is_shown_at_once_then_updates_are_spaced(ready, monkeypatch):
+    # pushes spaced far apart: only the first step's (and the end) get through; before, a
+    # visitor waited a whole push interval (several seconds with a class training) to see
+    # that the run had begun
+    monkeypatch.setattr(train_tab, "PUSHES_PER_S", 1e-9)
+    monkeypatch.setattr(train_tab, "next_push_interval", lambda seconds: 1e9)
+    updates = list(train_tab.train_model(ready, False, *page_settings(max_steps=6)))
+    statuses = [u[2] for u in updates if isinstance(u[2], str)]
+    training = [s for s in statuses if s.startswith("**Training:**")]
+    assert len(training) == 1 and training[0].startswith("**Training:** step 1 / 6 "), statuses
+    assert statuses[-1].startswith("**Done.**")
+
+
 def test_a_gpu_recipe_started_on_a_cpu_gets_its_toast(ready, monkeypatch):
     said = toasts(monkeypatch)
     gpu = next(n for n, p in PRESETS.items() if p.gpu_recipe)
