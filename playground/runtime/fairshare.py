@@ -10,7 +10,9 @@ holds a turn:
   (training steps, evaluation batches), then, if anyone is waiting, goes to the back of the
   line; with nobody waiting it keeps computing without a hand-over;
 * a short job (generation, the attention map, an export: ``turn`` or ``take_turns`` with
-  ``priority=True``) joins the line ahead of the runs, so it is served between two slices;
+  ``priority=True``) joins the line ahead of the runs, so it is served between two slices,
+  and keeps its turn for up to ``priority_slice_s`` (a new run is such a job until its first
+  step: it gets there in one go);
 * a turn is held only while its job computes or for a moment after: a holder that has not come
   back ``idle_s`` after handing out an item (its caller is busy elsewhere, or left) loses the
   turn to the next in line, so nobody can hold the machine by not asking for more.
@@ -45,6 +47,10 @@ from typing import Any, Callable, TypeVar
 Item = TypeVar("Item")
 
 SLICE_S = 0.25  # a run's turn: long enough that a hand-over (~0.1 ms) costs nothing
+# a job ahead of the runs keeps its turn this long: a new run reaches its first step (the
+# default run's evaluation at step 0 takes about 0.7 s) in one go, so a class that pressed
+# Start together sees its first steps one after another, not all of them at the end
+PRIORITY_SLICE_S = 2.0
 IDLE_S = 0.01  # a holder gone this long after its last item loses its turn to the next in line
 # (a run's loop asks for its next step at once, except when it sends the page an update)
 REPORT_S = 0.5  # a waiting run reports where it stands this often (``Waiting``)
@@ -75,9 +81,11 @@ class FairShare:
     """``slots`` turns, handed out in order: short jobs first, then runs, each in the order it
     joined the line (see the module's docstring)."""
 
-    def __init__(self, slots: int = 1, slice_s: float = SLICE_S, idle_s: float = IDLE_S) -> None:
+    def __init__(self, slots: int = 1, slice_s: float = SLICE_S, idle_s: float = IDLE_S,
+                 priority_slice_s: float = PRIORITY_SLICE_S) -> None:
         if slots < 1:
             raise ValueError(f"slots must be at least 1, not {slots}")
+        self.priority_slice_s = max(priority_slice_s, slice_s)
         self.slots, self.slice_s, self.idle_s = slots, slice_s, idle_s
         self._lock = threading.Lock()
         self._line: list[_Ticket] = []
@@ -239,7 +247,9 @@ class FairShare:
                 except StopIteration as end:
                     return end.value
                 with self._lock:
-                    if time.monotonic() - began >= self.slice_s and self._line:
+                    # (a new run's long turn ends with its first step)
+                    held = self.priority_slice_s if ticket.priority and ahead() else self.slice_s
+                    if time.monotonic() - began >= held and self._line:
                         self._leave(ticket)  # slice over and someone waits: to the back
                         ticket = None
                     elif ticket.granted:

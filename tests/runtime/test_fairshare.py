@@ -94,6 +94,29 @@ def test_a_short_job_is_served_between_two_slices_ahead_of_waiting_runs():
     assert waited < 3  # at most a slice, with generous room for a slow machine (not timed: bound)
 
 
+def test_new_runs_reach_their_first_step_one_after_another():
+    """A job ahead of the runs keeps its turn for priority_slice_s: runs new to the line (ahead
+    until their first step, here their fifth item) each get there in one go, so the first of
+    a class sees its step after one run's start, not after every run's."""
+    share, meter = FairShare(slots=1, slice_s=0.001, priority_slice_s=5.0), Meter()
+    done: dict[str, int] = {}
+
+    def one(name: str) -> None:
+        done[name] = 0
+        for x in share.take_turns(meter.work(name, 5, 0.01), owner=name,
+                                  priority=lambda: done[name] < 5):
+            done[name] += not isinstance(x, Waiting)
+
+    threads = [threading.Thread(target=one, args=(f"run{i}",)) for i in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    # each run's five items together: the turn changes hands only between two runs
+    changes = sum(a != b for a, b in zip(meter.order, meter.order[1:]))
+    assert len(meter.order) == 15 and changes == 2, meter.order
+
+
 def test_a_holder_that_stops_asking_loses_its_turn():
     share = FairShare(slots=1, slice_s=10.0, idle_s=0.05)
     abandoned = share.take_turns(iter(range(100)), owner="gone")
