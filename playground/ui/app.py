@@ -195,7 +195,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             with gr.Tab(tr("tab_attention"), id="attention"):
                 attention = attention_tab.build(session, limit)
             with gr.Tab(tr("tab_inside"), id="inside") as inside_page:
-                inside_tab.build(session, limit, train.settings, inside_page)
+                inside_tab.build(session, limit, train.settings, inside_page, train.diagram)
             with gr.Tab(tr("tab_compare"), id="compare") as compare_page:
                 compare = compare_tab.build(session)
             with gr.Tab(tr("tab_export"), id="export"):
@@ -212,9 +212,12 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
             api_visibility="private")
-        # then the preset menu with this machine's estimates (a probe, once per process)
+        # then the preset menu with this machine's estimates (a probe, once per process),
+        # and the model the settings build
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
+                    api_visibility="private", show_progress="hidden")
+        loaded.then(inside_tab.show_diagram, [session, *train.settings], train.diagram,
                     api_visibility="private", show_progress="hidden")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
         page_lang.change(on_language, [session, page_lang, *train.settings],

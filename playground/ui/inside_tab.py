@@ -121,6 +121,13 @@ def show_diagram(session: Session | None, settings: PageSettings) -> str:
     return diagram_html(model_cfg, session.lang)
 
 
+@takes_settings
+def show_diagrams(session: Session | None, settings: PageSettings) -> tuple[str, str]:
+    """The diagram twice: for this tab and for the training tab's."""
+    drawn = show_diagram(session, *settings.as_list())
+    return drawn, drawn
+
+
 # --- one forward pass -------------------------------------------------------------------------
 
 def default_prompt(session: Session) -> str:
@@ -516,9 +523,10 @@ class InsideTab:
 
 
 def build(session: gr.State, concurrency_limit: int, settings: list,
-          tab: gr.Tab) -> InsideTab:
-    """The tab's widgets; ``settings`` are the training tab's (the diagram follows them) and
-    ``tab`` this tab (opening it draws again)."""
+          tab: gr.Tab, train_diagram: gr.HTML) -> InsideTab:
+    """The tab's widgets; ``settings`` are the training tab's (the diagram follows them, here
+    and in the training tab's ``train_diagram``) and ``tab`` this tab (opening it draws
+    again)."""
     view = gr.State(new_view)
     gr.Markdown(tr("inside_intro"))
 
@@ -586,8 +594,8 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
     sampling = [temperature, top_k, top_p]
     compute = dict(concurrency_limit=concurrency_limit, concurrency_id="compute")
     redraw = dict(concurrency_limit=None, show_progress="hidden", api_visibility="private")
-    gr.on([w.change for w in settings], show_diagram, [session, *settings], diagram,
-          trigger_mode="always_last", **redraw)
+    gr.on([w.change for w in settings], show_diagrams, [session, *settings],
+          [diagram, train_diagram], trigger_mode="always_last", **redraw)
     tab.select(in_turns(on_open), [session, view, prompt, text, position, *sampling, *settings],
                [view, diagram, prompt, text, forward_summary, vectors, attention, lens,
                 distribution, surprise_view, surprise_summary, embedding, map_caption,

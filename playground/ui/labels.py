@@ -257,6 +257,10 @@ EN: dict[str, str] = {
                     "the training tab's settings even before anything is trained; the other views "
                     "need a trained model (or an uploaded bundle).",
     "inside_diagram_title": "The model, part by part",
+    "train_diagram_intro": "What these settings build, redrawn as you change them, before "
+                           "anything is trained: shapes and parameters of every part. Click "
+                           "(or hover over) a part to read what it does and why. The 'Inside "
+                           "the model' tab shows the same model at work.",
     "inside_diagram_intro": "What the settings on the training tab build, from the token ids at "
                             "the top to the next-token probabilities at the bottom. Click (or "
                             "hover over) a part to read what it does and why.",
@@ -613,6 +617,8 @@ ZH_CN: dict[str, str] = {
                     "以及它怎样安排词元。结构图跟随训练标签页的设置，训练之前就能看；其他视图需要一个"
                     "训练好的模型（或上传的模型包）。",
     "inside_diagram_title": "模型，一部分一部分地看",
+    "train_diagram_intro": "这些设置会构建出的模型，随设置变化重新绘制，训练之前就能看：每个部分的形状和参数个数。"
+                           "点击（或悬停在）某个部分上，看看它做什么、为什么。“模型内部”标签页展示这个模型如何工作。",
     "inside_diagram_intro": "训练标签页上的设置会构建出什么：从顶部的词元编号到底部的下一个词元的概率。"
                             "点击（或悬停在）某个部分上，看看它做什么、为什么。",
     "inside_forward_title": "一次前向计算，一步一步",

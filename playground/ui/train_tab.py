@@ -780,6 +780,7 @@ class TrainTab:
     outputs: list[gr.components.Component]  # what ``train_model`` streams to, session first
     preset: gr.Radio  # the preset choice (None: settings of one's own)
     card: gr.Markdown  # what the chosen preset is and writes (``preset_card``)
+    diagram: gr.HTML  # the model these settings build (drawn by the Inside tab's show_diagram)
 
 
 def build(session: gr.State, concurrency_limit: int) -> TrainTab:
@@ -813,6 +814,10 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
         with gr.Column(scale=2, min_width=260):
             coach = loss_panel.build_coach()
     device = gr.Markdown(device_line(), elem_id="train-device")
+    # the model the settings build, redrawn as they change (wired with the Inside tab's)
+    with gr.Accordion(tr("inside_diagram_title"), open=False, elem_id="train-diagram-box"):
+        gr.Markdown(tr("train_diagram_intro"))
+        diagram = gr.HTML(elem_id="train-diagram")
     values = PageSettings.preset(DEFAULT_PRESET).values
     widgets: dict[str, gr.components.Component] = {}
     with gr.Accordion(tr("advanced"), open=False, elem_id="train-advanced"):
@@ -856,4 +861,4 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
                   api_name="upload_bundle", show_progress="hidden")
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,
-                    outputs=outputs, preset=preset, card=card)
+                    outputs=outputs, preset=preset, card=card, diagram=diagram)

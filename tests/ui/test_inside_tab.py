@@ -44,6 +44,19 @@ def test_the_diagram_follows_the_settings_before_anything_is_trained():
     assert CJK.search(inside_tab.show_diagram(chinese, *settings()))
 
 
+def test_the_training_tab_shows_the_same_diagram_on_load_and_as_the_settings_change():
+    from playground.ui.app import build_demo
+
+    inside, train = inside_tab.show_diagrams(None, *settings(n_layer=2))
+    assert inside == train and "Block × 2" in train
+    demo = build_demo()
+    box = next(b for b in demo.blocks.values() if getattr(b, "elem_id", None) == "train-diagram")
+    # drawn when the page loads and when any setting changes
+    fills = [fn for fn in demo.fns.values() if box in fn.outputs]
+    assert {fn.fn.__name__ for fn in fills} == {"show_diagram", "show_diagrams"}
+    assert any(len(fn.targets) == len(train_tab.SETTINGS) for fn in fills)
+
+
 def test_without_a_model_or_during_a_run_each_view_says_so_in_its_line():
     session = Session()
     out = forward(session)
