@@ -76,7 +76,10 @@ def unigram_entropy(tokens: str | Sequence[int] | np.ndarray) -> float:
     if isinstance(tokens, str):
         counts = np.fromiter(Counter(tokens).values(), dtype=np.float64)
     else:
-        ids = np.asarray(tokens.tolist() if hasattr(tokens, "tolist") else list(tokens))
+        # a tensor as a NumPy array at once (through a Python list, a million ids took a
+        # second when a class started runs together)
+        ids = (tokens.cpu().numpy() if hasattr(tokens, "cpu") else
+               np.asarray(tokens if hasattr(tokens, "dtype") else list(tokens)))
         if ids.size and (ids.dtype.kind not in "iu" or ids.min() < 0):
             raise ValueError("Token ids must be whole numbers from 0 up.")
         counts = np.bincount(ids.reshape(-1)).astype(np.float64) if ids.size else np.zeros(0)
