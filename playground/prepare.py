@@ -73,8 +73,6 @@ def split_chars_per_token(tokenizer: Tokenizer, ids: torch.Tensor) -> float:
     >>> split_chars_per_token(train_tokenizer("char", "abc"), torch.tensor([0, 1, 2, 1]))
     1.0
     """
-    if tokenizer.kind == "char":  # one character a token: no need to decode a million ids
-        return 1.0
     return len(tokenizer.decode(ids)) / len(ids)
 
 
