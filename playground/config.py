@@ -94,6 +94,10 @@ class ModelConfig:
     # proj) and the output head, as modded-nanogpt does: every block starts as the identity and
     # the first prediction is uniform. A tied head is the token embedding, so it keeps its draw
     zero_init: bool = False
+    # before attention and before the feed-forward layer, mix each position's vector with the
+    # previous position's, channel by channel, by a learned share (RWKV's token shift): a
+    # character model gets the letter before for free instead of spending a head on it
+    token_shift: bool = False
     rope_base: float = 10000.0
     norm_eps: float = 1e-5
 

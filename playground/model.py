@@ -182,6 +182,7 @@ class LayerKVCache:
         self.k = torch.zeros(B, n_head, max_len, head_size, device=device, dtype=dtype)
         self.v = torch.zeros_like(self.k)
         self.length = 0
+        self.last: dict[str, torch.Tensor] = {}  # token shift: the last vector each shift saw
 
     def append(self, k: torch.Tensor, v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         T = k.size(2)
@@ -315,6 +316,37 @@ class SwiGLU(nn.Module):
 
 
 # ---------------------------------------------------------------------------------------------
+# Token shift: each position also sees the vector of the one before
+
+
+class TokenShift(nn.Module):
+    """x + mix * (previous - x), per channel (RWKV's token shift; modded-nanogpt's "smear" is
+    its gated cousin). ``mix`` is learned, from 0.5: a channel near 0 keeps its own position,
+    near 1 it carries the previous one's. The first position mixes with zeros, and with a KV
+    cache the last vector seen stands in for the position before, so feeding one token at a
+    time gives what the whole sequence gives.
+
+    >>> shift = TokenShift(2)
+    >>> shift(torch.tensor([[[2.0, 4.0], [6.0, 8.0]]]))  # (B=1, T=2, C=2)
+    tensor([[[1., 2.],
+             [4., 6.]]], grad_fn=<AddBackward0>)
+    """
+
+    def __init__(self, n_embd: int, key: str):
+        super().__init__()
+        self.mix = nn.Parameter(torch.full((n_embd,), 0.5))
+        self.key = key  # where in the block: its slot in a layer's cache
+
+    def forward(self, x: torch.Tensor, cache: LayerKVCache | None = None) -> torch.Tensor:
+        previous = F.pad(x, (0, 0, 1, -1))  # (B, T, C): position t holds x[t - 1], zeros first
+        if cache is not None:
+            if self.key in cache.last:
+                previous[:, :1] = cache.last[self.key]
+            cache.last[self.key] = x[:, -1:].detach()
+        return x + self.mix * (previous - x)
+
+
+# ---------------------------------------------------------------------------------------------
 # Blocks: attention then feed-forward, each with a residual connection and a norm.
 
 
@@ -326,20 +358,27 @@ class PreNormBlock(nn.Module):
         self.ln_1, self.attn = make_norm(cfg), CausalSelfAttention(cfg)
         self.ln_2 = make_norm(cfg)
         self.mlp = SwiGLU(cfg) if cfg.activation == "swiglu" else MLP(cfg)
+        if cfg.token_shift:  # what attention and the MLP read, each its own mix
+            self.shift_1, self.shift_2 = TokenShift(cfg.n_embd, "attn"), TokenShift(cfg.n_embd, "mlp")
+        else:
+            self.shift_1 = self.shift_2 = None
+
+    def _shifted(self, shift: TokenShift | None, x, cache):
+        return x if shift is None else shift(x, cache)
 
     def forward(self, x, cache=None, return_attn=False):
-        y, att = self.attn(self.ln_1(x), cache, return_attn)
+        y, att = self.attn(self._shifted(self.shift_1, self.ln_1(x), cache), cache, return_attn)
         x = x + y
-        return x + self.mlp(self.ln_2(x)), att
+        return x + self.mlp(self._shifted(self.shift_2, self.ln_2(x), cache)), att
 
 
 class PostNormBlock(PreNormBlock):
     """norm(x + f(x)): the norm follows each residual sum (the 2017 paper)."""
 
     def forward(self, x, cache=None, return_attn=False):
-        y, att = self.attn(x, cache, return_attn)
+        y, att = self.attn(self._shifted(self.shift_1, x, cache), cache, return_attn)
         x = self.ln_1(x + y)
-        return self.ln_2(x + self.mlp(x)), att
+        return self.ln_2(x + self.mlp(self._shifted(self.shift_2, x, cache))), att
 
 
 # ---------------------------------------------------------------------------------------------

@@ -138,7 +138,8 @@ def test_save_then_load_reproduces_logits_exactly(tmp_path, tokenizers, tiny_tex
     dict(pos="none", mlp_ratio=2.0, tie_weights=False, dropout=0.1),
     dict(pos="rope", norm="rmsnorm", activation="relu2", qk_norm=True, zero_init=True,
          tie_weights=False),
-    dict(pos="learned", norm_placement="post", qk_norm=True, bias=True, zero_init=True),
+    dict(pos="learned", norm_placement="post", qk_norm=True, bias=True, zero_init=True,
+         token_shift=True),
 ])
 def test_every_architecture_variant_round_trips(tmp_path, char_tok, variant):
     model = make_model(char_tok.vocab_size, **variant)

@@ -64,8 +64,11 @@ def test_cached_generation_equals_uncached_past_the_context(char_tok, pos):
 
 @pytest.mark.parametrize("switch", [dict(activation="relu2"), dict(qk_norm=True),
                                     dict(qk_norm=True, pos="rope"),
-                                    dict(zero_init=True, tie_weights=False)],
-                         ids=["relu2", "qk_norm", "qk_norm-rope", "zero_init"])
+                                    dict(zero_init=True, tie_weights=False),
+                                    dict(token_shift=True, pos="rope"),
+                                    dict(token_shift=True, norm_placement="post")],
+                         ids=["relu2", "qk_norm", "qk_norm-rope", "zero_init", "token_shift",
+                              "token_shift-post"])
 def test_cached_generation_equals_uncached_with_each_switch(char_tok, switch):
     model = _model(char_tok, **switch)
     with torch.no_grad():  # weights spread wide, so the greedy path varies (a zero head would not)

@@ -10,7 +10,7 @@ import torch.nn.functional as F
 
 from playground.config import ConfigError, ModelConfig
 from playground.i18n import error_text
-from playground.model import GPT, count_params, estimate_memory, flops_per_token
+from playground.model import GPT, TokenShift, count_params, estimate_memory, flops_per_token
 
 from checks import CJK
 
@@ -200,12 +200,13 @@ VARIANTS = [
     ]
 ]
 # the modded-nanogpt switches: ReLU², QK-norm, zero-initialised outputs (made non-zero by
-# _model below, so the blocks do something)
+# _model below, so the blocks do something), and the token shift
 VARIANTS += [
     dict(pos="rope", norm="rmsnorm", norm_placement="pre", activation="relu2", tie_weights=False,
-         bias=False, scale_embedding=False, qk_norm=True, zero_init=True),
+         bias=False, scale_embedding=False, qk_norm=True, zero_init=True, token_shift=True),
     dict(pos="learned", norm="layernorm", norm_placement="post", activation="relu2",
-         tie_weights=True, bias=True, scale_embedding=False, qk_norm=True, zero_init=False),
+         tie_weights=True, bias=True, scale_embedding=False, qk_norm=True, zero_init=False,
+         token_shift=True),
     dict(pos="sinusoidal", norm="rmsnorm", norm_placement="pre", activation="gelu",
          tie_weights=True, bias=False, scale_embedding=True, qk_norm=False, zero_init=True),
 ]
@@ -398,3 +399,19 @@ def test_model_errors_keep_their_english_and_have_chinese():
     for error, numbers in [(too_long.value, ["32", "33"]), (full.value, ["4", "2", "3"])]:
         chinese = error_text(error, "zh-CN")
         assert CJK.search(chinese) and all(n in chinese for n in numbers), chinese
+
+
+def test_token_shift_mixes_each_position_with_the_one_before_by_its_learned_share():
+    """Written out position by position: (1 - mix) x[t] + mix x[t - 1], zeros before the first."""
+    torch.manual_seed(0)
+    shift = TokenShift(6, "attn")
+    with torch.no_grad():
+        shift.mix.uniform_(0.0, 1.0)
+    x = torch.randn(2, 5, 6)
+    expected = torch.stack([(1 - shift.mix) * x[:, t] + shift.mix * (x[:, t - 1] if t else 0)
+                            for t in range(5)], dim=1)
+    torch.testing.assert_close(shift(x), expected)
+    # the model's blocks use it before attention and the MLP, one mix for each, learned
+    model = GPT(ModelConfig(**SIZE, token_shift=True))
+    names = [n for n, _ in model.named_parameters() if n.endswith(".mix")]
+    assert names == [f"blocks.{i}.shift_{j}.mix" for i in range(SIZE["n_layer"]) for j in (1, 2)]

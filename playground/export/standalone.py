@@ -316,6 +316,18 @@ def hidden_size(cfg) -> int:
     return max(1, int(2 * hidden / 3)) if cfg.activation == "swiglu" else hidden
 
 
+class TokenShift(nn.Module):
+    """x + mix * (previous position's x - x), per channel (RWKV's token shift)."""
+
+    def __init__(self, n_embd: int):
+        super().__init__()
+        self.mix = nn.Parameter(torch.full((n_embd,), 0.5))
+
+    def forward(self, x):
+        previous = F.pad(x, (0, 0, 1, -1))  # (B, T, C): position t holds x[t - 1], zeros first
+        return x + self.mix * (previous - x)
+
+
 class PreNormBlock(nn.Module):
     """x + f(norm(x)): the norm sits inside the residual branch (GPT-2 and later)."""
 
@@ -325,18 +337,22 @@ class PreNormBlock(nn.Module):
         self.ln_2 = make_norm(cfg)
         mlp = SwiGLU if cfg.activation == "swiglu" else MLP
         self.mlp = mlp(cfg, hidden_size(cfg))
+        # older bundles have no token_shift setting: they were made without it
+        shift = getattr(cfg, "token_shift", False)
+        self.shift_1 = TokenShift(cfg.n_embd) if shift else nn.Identity()
+        self.shift_2 = TokenShift(cfg.n_embd) if shift else nn.Identity()
 
     def forward(self, x):
-        x = x + self.attn(self.ln_1(x))
-        return x + self.mlp(self.ln_2(x))
+        x = x + self.attn(self.shift_1(self.ln_1(x)))
+        return x + self.mlp(self.shift_2(self.ln_2(x)))
 
 
 class PostNormBlock(PreNormBlock):
     """norm(x + f(x)): the norm follows each residual sum (the 2017 paper)."""
 
     def forward(self, x):
-        x = self.ln_1(x + self.attn(x))
-        return self.ln_2(x + self.mlp(x))
+        x = self.ln_1(x + self.attn(self.shift_1(x)))
+        return self.ln_2(x + self.mlp(self.shift_2(x)))
 
 
 class GPT(nn.Module):

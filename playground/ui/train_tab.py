@@ -91,7 +91,7 @@ def preset_key(name: str) -> str:
 SECTIONS = {
     "Model shape": ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio"),
     "Architecture variants": ("pos", "norm", "norm_placement", "activation", "dropout", "bias",
-                              "tie_weights", "scale_embedding", "qk_norm", "zero_init",
+                              "tie_weights", "scale_embedding", "qk_norm", "zero_init", "token_shift",
                               "rope_base", "norm_eps"),
     "Optimisation": ("max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps",
                      "lr_decay_steps", "weight_decay", "beta1", "beta2", "grad_clip",

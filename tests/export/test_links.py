@@ -168,6 +168,7 @@ def valid_settings(draw):
         "tie_weights": st.booleans(),
         "qk_norm": st.booleans(),
         "zero_init": st.booleans(),
+        "token_shift": st.booleans(),
         "max_steps": st.integers(1, 10_000_000),
         "batch_size": st.integers(1, 100).map(lambda b: b * grad_accum),
         "grad_accum": st.just(grad_accum),

@@ -32,10 +32,11 @@ VARIANTS = {
     "rope-post-layernorm-swiglu-ratio": dict(
         pos="rope", norm_placement="post", activation="swiglu", tie_weights=False, mlp_ratio=2.5),
     "rope-pre-rmsnorm-relu2-qknorm-zeroinit-untied": dict(
-        pos="rope", norm="rmsnorm", activation="relu2", qk_norm=True, zero_init=True,
+        pos="rope", norm="rmsnorm", activation="relu2", qk_norm=True, zero_init=True, token_shift=True,
         tie_weights=False),
     "learned-post-layernorm-relu2-qknorm-bias": dict(
-        pos="learned", norm_placement="post", activation="relu2", qk_norm=True, bias=True),
+        pos="learned", norm_placement="post", activation="relu2", qk_norm=True, bias=True,
+        token_shift=True),
 }
 EXTRA_TEXT = "猫猫狗狗 café naïve it's they'll 123 456\n\n  " * 30
 
