@@ -144,6 +144,8 @@ def ablation_variants(model: ModelConfig, train: TrainConfig) -> dict[str, tuple
         variants["no QK-norm"] = (replace(model, qk_norm=False), train)
     if model.zero_init:
         variants["no zero-init"] = (replace(model, zero_init=False), train)
+    if model.token_shift:
+        variants["no token shift"] = (replace(model, token_shift=False), train)
     if model.pos == "rope":
         variants["learned positions instead of RoPE"] = (replace(model, pos="learned"), train)
     return variants

@@ -68,6 +68,10 @@ log = logging.getLogger(__name__)
 
 STEP_HISTORY_LIMIT = 5000  # step records kept in the history at most (see history_stride)
 THROUGHPUT_WINDOW = 20  # steps in the moving window behind tokens_per_s
+# An untrained model writes noise, and a line of it shows that as well as a paragraph: the
+# sample at step 0 stops here. It is one token at a time, and a class of visitors starting
+# together waits for every one of theirs before its first step (issue 13)
+START_SAMPLE_TOKENS = 60
 
 
 # ---------------------------------------------------------------------------------------------
@@ -670,8 +674,12 @@ class Trainer:
             return None
         from playground.generate import generate_text
 
-        sampling = SampleConfig(max_new_tokens=self.config.sample_tokens, seed=self.config.seed)
-        return generate_text(self.model, self.tokenizer, "", sampling)
+        tokens = self.config.sample_tokens
+        if self.step == 0:
+            tokens = min(tokens, START_SAMPLE_TOKENS)
+        sampling = SampleConfig(max_new_tokens=tokens, seed=self.config.seed)
+        # top_n=0: no list of likeliest tokens per token, which nothing here reads
+        return generate_text(self.model, self.tokenizer, "", sampling, top_n=0)
 
     def _remember(self, record: Record) -> Record:
         keep_record(self.history, record)

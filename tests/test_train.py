@@ -16,6 +16,7 @@ from playground import train
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 from playground.train import (
+    START_SAMPLE_TOKENS,
     EndRecord,
     EvalRecord,
     StepRecord,
@@ -198,6 +199,17 @@ def test_eval_records_carry_a_sample_when_asked():
                       tokenizer=tok)
     samples = [r.sample for r in trainer.run() if isinstance(r, EvalRecord)]
     assert len(samples) == 2 and all(isinstance(s, str) and len(s) == 12 for s in samples)
+
+
+def test_the_untrained_models_sample_is_one_line_and_later_ones_as_long_as_asked():
+    text = "abcdefghijklmnop" * 40
+    tok = train_tokenizer("char", text)
+    train_ids, val_ids = prepare_data(text, tok, 0.1, block_size=BLOCK)
+    asked = START_SAMPLE_TOKENS + 20
+    trainer = Trainer(tiny_model(), train_ids, val_ids, tiny_config(max_steps=5, sample_tokens=asked),
+                      tokenizer=tok)
+    samples = {r.step: r.sample for r in trainer.run() if isinstance(r, EvalRecord)}
+    assert {step: len(s) for step, s in samples.items()} == {0: START_SAMPLE_TOKENS, 5: asked}
 
 
 # ---------------------------------------------------------------------------------------------
