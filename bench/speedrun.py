@@ -146,6 +146,8 @@ def ablation_variants(model: ModelConfig, train: TrainConfig) -> dict[str, tuple
         variants["no zero-init"] = (replace(model, zero_init=False), train)
     if model.token_shift:
         variants["no token shift"] = (replace(model, token_shift=False), train)
+    else:  # quick's switch: what it does at the speedrun's budget
+        variants["with token shift"] = (replace(model, token_shift=True), train)
     if model.pos == "rope":
         variants["learned positions instead of RoPE"] = (replace(model, pos="learned"), train)
     return variants

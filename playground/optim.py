@@ -2,8 +2,8 @@
 
 ``TrainConfig.optimizer`` picks one. "adamw" is nanoGPT's recipe (``GPT.configure_optimizer``).
 "muon" gives the 2-D weight matrices inside the blocks (attention ``qkv`` and ``proj``, the
-MLP's matrices) to ``torch.optim.Muon``, which orthogonalises each matrix's momentum before
-stepping, and everything else (the token embedding, a learned position table, the output head
+MLP's matrices) to Muon (``torch.optim.Muon``'s rule, ``BatchedMuon``), which orthogonalises
+each matrix's momentum before stepping, and everything else (the token embedding, a learned position table, the output head
 even when untied, norms and biases) to AdamW, as Muon's authors prescribe. Each keeps its own
 peak learning rate (``muon_lr`` and ``lr``); the warmup and cosine schedule scales both alike.
 
