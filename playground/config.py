@@ -94,9 +94,9 @@ class ModelConfig:
     # proj) and the output head, as modded-nanogpt does: every block starts as the identity and
     # the first prediction is uniform. A tied head is the token embedding, so it keeps its draw
     zero_init: bool = False
-    # before attention and before the feed-forward layer, mix each position's vector with the
-    # previous position's, channel by channel, by a learned share (RWKV's token shift): a
-    # character model gets the letter before for free instead of spending a head on it
+    # before attention and before the feed-forward layer, the first half of each position's
+    # numbers are the previous position's (RWKV's token shift): a character model gets the
+    # letter before for free instead of spending a head on it, with no weights added
     token_shift: bool = False
     rope_base: float = 10000.0
     norm_eps: float = 1e-5
@@ -330,9 +330,10 @@ PRESETS: dict[str, Preset] = {
             # reach 1.614-1.621 on 200 batches (three seeds) where GELU without QK-norm needs
             # 1400 steps for 1.610-1.633 at about the same time; Muon's momentum 0.8 beats 0.9
             # and 0.95 here too (1.614 against 1.632 and 1.638)
-            dataclasses.replace(_SPEEDRUN_MODEL, block_size=64, n_layer=3, mlp_ratio=4.0),
+            dataclasses.replace(_SPEEDRUN_MODEL, block_size=64, n_layer=3, mlp_ratio=4.0,
+                                token_shift=True),
             dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1200, batch_size=16,
-                                eval_interval=200, eval_iters=10),
+                                eval_interval=300, eval_iters=10),
             # 1.614 on 200 batches at this seed: it misses its target of 1.60 (see
             # docs/PERFORMANCE.md)
             expected_val_loss=1.62,

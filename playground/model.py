@@ -320,30 +320,29 @@ class SwiGLU(nn.Module):
 
 
 class TokenShift(nn.Module):
-    """x + mix * (previous - x), per channel (RWKV's token shift; modded-nanogpt's "smear" is
-    its gated cousin). ``mix`` is learned, from 0.5: a channel near 0 keeps its own position,
-    near 1 it carries the previous one's. The first position mixes with zeros, and with a KV
-    cache the last vector seen stands in for the position before, so feeding one token at a
-    time gives what the whole sequence gives.
+    """The first half of each position's numbers replaced by the previous position's (RWKV's
+    token shift, as BlinkDL tuned minGPT for characters): what reads it sees the token before
+    without spending an attention head on it, and nothing is added to train. The first
+    position gets zeros there, and with a KV cache the last position seen stands in for the
+    one before, so feeding one token at a time gives what the whole sequence gives.
 
-    >>> shift = TokenShift(2)
-    >>> shift(torch.tensor([[[2.0, 4.0], [6.0, 8.0]]]))  # (B=1, T=2, C=2)
-    tensor([[[1., 2.],
-             [4., 6.]]], grad_fn=<AddBackward0>)
+    >>> TokenShift("attn")(torch.tensor([[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]]))
+    tensor([[[0., 0., 3., 4.],
+             [1., 2., 7., 8.]]])
     """
 
-    def __init__(self, n_embd: int, key: str):
+    def __init__(self, key: str):
         super().__init__()
-        self.mix = nn.Parameter(torch.full((n_embd,), 0.5))
         self.key = key  # where in the block: its slot in a layer's cache
 
     def forward(self, x: torch.Tensor, cache: LayerKVCache | None = None) -> torch.Tensor:
-        previous = F.pad(x, (0, 0, 1, -1))  # (B, T, C): position t holds x[t - 1], zeros first
+        half = x.size(-1) // 2
+        shifted = F.pad(x[..., :half], (0, 0, 1, -1))  # (B, T, C/2): position t gets t - 1's
         if cache is not None:
             if self.key in cache.last:
-                previous[:, :1] = cache.last[self.key]
-            cache.last[self.key] = x[:, -1:].detach()
-        return x + self.mix * (previous - x)
+                shifted[:, :1] = cache.last[self.key]
+            cache.last[self.key] = x[:, -1:, :half].detach()
+        return torch.cat([shifted, x[..., half:]], dim=-1)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -359,7 +358,7 @@ class PreNormBlock(nn.Module):
         self.ln_2 = make_norm(cfg)
         self.mlp = SwiGLU(cfg) if cfg.activation == "swiglu" else MLP(cfg)
         if cfg.token_shift:  # what attention and the MLP read, each its own mix
-            self.shift_1, self.shift_2 = TokenShift(cfg.n_embd, "attn"), TokenShift(cfg.n_embd, "mlp")
+            self.shift_1, self.shift_2 = TokenShift("attn"), TokenShift("mlp")
         else:
             self.shift_1 = self.shift_2 = None
 

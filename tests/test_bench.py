@@ -243,6 +243,26 @@ def test_the_inside_section_times_every_view_through_its_handler(tmp_path):
     assert all(r["met"] is not None for r in rows[:len(inside.VIEWS)])  # held to 2 s each
 
 
+# open: Gradio prints a traceback of several KB for each call it refuses itself (docs/SECURITY.md)
+HOSTILE_OPEN = ("calls Gradio refuses itself",)
+
+
+def test_the_hostile_section_replays_the_quick_attacks_against_a_server_of_its_own(tmp_path):
+    """The hostile section in quick mode (issue 14's attacks that need no training and no
+    browser) against app.py in a process of its own: every finding's rows are there, no attack
+    broke, the server never died, no answer gave the server away, and every refusal held."""
+    out = tmp_path / "results.json"
+    assert cli.main(["--quick", "--only", "hostile", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(r["section"] == "hostile" for r in rows)  # no section failed
+    findings = {r["metric"].split(". ", 1)[0] for r in rows}
+    assert {"5", "6", "7", "9", "10", "11"} <= findings
+    assert not [r for r in rows if "could not finish" in r["metric"]]
+    assert not [r for r in rows if "LEAKS" in r["note"] or "SERVER DIED" in r["note"]]
+    held = [r for r in rows if r["met"] is not None and not any(o in r["metric"] for o in HOSTILE_OPEN)]
+    assert len(held) >= 10 and [r["metric"] for r in held if not r["met"]] == []
+
+
 def test_unknown_section_is_refused():
     with pytest.raises(SystemExit):
         cli.parse_args(["--only", "nonsense"])

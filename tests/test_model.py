@@ -401,17 +401,17 @@ def test_model_errors_keep_their_english_and_have_chinese():
         assert CJK.search(chinese) and all(n in chinese for n in numbers), chinese
 
 
-def test_token_shift_mixes_each_position_with_the_one_before_by_its_learned_share():
-    """Written out position by position: (1 - mix) x[t] + mix x[t - 1], zeros before the first."""
-    torch.manual_seed(0)
-    shift = TokenShift(6, "attn")
-    with torch.no_grad():
-        shift.mix.uniform_(0.0, 1.0)
+def test_token_shift_gives_half_of_each_position_the_numbers_of_the_one_before():
+    """Written out position by position: the first half from t - 1 (zeros at 0), the rest t's."""
     x = torch.randn(2, 5, 6)
-    expected = torch.stack([(1 - shift.mix) * x[:, t] + shift.mix * (x[:, t - 1] if t else 0)
-                            for t in range(5)], dim=1)
-    torch.testing.assert_close(shift(x), expected)
-    # the model's blocks use it before attention and the MLP, one mix for each, learned
-    model = GPT(ModelConfig(**SIZE, token_shift=True))
-    names = [n for n, _ in model.named_parameters() if n.endswith(".mix")]
-    assert names == [f"blocks.{i}.shift_{j}.mix" for i in range(SIZE["n_layer"]) for j in (1, 2)]
+    expected = torch.stack([torch.cat([x[:, t - 1, :3] if t else torch.zeros(2, 3), x[:, t, 3:]],
+                                      dim=-1) for t in range(5)], dim=1)
+    assert torch.equal(TokenShift("attn")(x), expected)
+    # the model's blocks shift what attention and the MLP read, and add no weights
+    plain, shifted = (GPT(ModelConfig(**SIZE, token_shift=on)) for on in (False, True))
+    assert plain.num_params() == shifted.num_params()
+    assert [type(b.shift_1).__name__ for b in shifted.blocks] == ["TokenShift"] * SIZE["n_layer"]
+    torch.manual_seed(0)
+    shifted.load_state_dict(plain.state_dict())
+    idx = torch.randint(0, SIZE["vocab_size"], (1, 12))
+    assert not torch.allclose(plain(idx).logits, shifted(idx).logits)

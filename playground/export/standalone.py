@@ -317,15 +317,12 @@ def hidden_size(cfg) -> int:
 
 
 class TokenShift(nn.Module):
-    """x + mix * (previous position's x - x), per channel (RWKV's token shift)."""
-
-    def __init__(self, n_embd: int):
-        super().__init__()
-        self.mix = nn.Parameter(torch.full((n_embd,), 0.5))
+    """The first half of each position's numbers replaced by the previous position's (RWKV's
+    token shift); the first position gets zeros there."""
 
     def forward(self, x):
-        previous = F.pad(x, (0, 0, 1, -1))  # (B, T, C): position t holds x[t - 1], zeros first
-        return x + self.mix * (previous - x)
+        half = x.size(-1) // 2
+        return torch.cat([F.pad(x[..., :half], (0, 0, 1, -1)), x[..., half:]], dim=-1)
 
 
 class PreNormBlock(nn.Module):
@@ -339,8 +336,8 @@ class PreNormBlock(nn.Module):
         self.mlp = mlp(cfg, hidden_size(cfg))
         # older bundles have no token_shift setting: they were made without it
         shift = getattr(cfg, "token_shift", False)
-        self.shift_1 = TokenShift(cfg.n_embd) if shift else nn.Identity()
-        self.shift_2 = TokenShift(cfg.n_embd) if shift else nn.Identity()
+        self.shift_1 = TokenShift() if shift else nn.Identity()
+        self.shift_2 = TokenShift() if shift else nn.Identity()
 
     def forward(self, x):
         x = x + self.attn(self.shift_1(self.ln_1(x)))

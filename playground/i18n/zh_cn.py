@@ -565,9 +565,9 @@ ZH_CN: dict[str, str] = {
         "{note}QK-norm（Qwen3）：先对每个头的查询和键做 RMS 归一化，分数于是由学到的增益决定。",
     "{note} RoPE rotates the queries and keys by their positions before they meet.":
         "{note}RoPE 在查询和键相遇之前，按它们的位置旋转它们。",
-    "{note} Token shift: what it reads is first mixed with the previous token's vector, by a "
-    "learned share per number.":
-        "{note}Token shift：它读到的向量先按学到的比例（每个数字一个）与前一个词元的向量混合。",
+    "{note} Token shift: in what it reads, the first half of each token's numbers are the "
+    "previous token's.":
+        "{note}Token shift：它读到的向量里，每个词元的前一半数字换成了前一个词元的。",
     "attention: {n_head} heads × {head_size}": "注意力：{n_head} 个头 × {head_size}",
     "GELU, a smooth ReLU that lets a little of the negative side through":
         "GELU，一种平滑的 ReLU，负数一侧也放过一点",

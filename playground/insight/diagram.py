@@ -115,8 +115,7 @@ def _embedding_parts(cfg: ModelConfig) -> list[Part]:
 
 def _attention_part(cfg: ModelConfig) -> Part:
     C, hs = cfg.n_embd, cfg.head_size
-    params = (4 * C * C + (4 * C if cfg.bias else 0) + (2 * hs if cfg.qk_norm else 0)
-              + (C if cfg.token_shift else 0))
+    params = 4 * C * C + (4 * C if cfg.bias else 0) + (2 * hs if cfg.qk_norm else 0)
     note = msg("Each token asks a question (its query); every token up to it offers a key and a "
                "value. The token takes a mix of the values, weighted by how well its query "
                "matches each key. {n_head} heads do this side by side, each on {head_size} "
@@ -131,8 +130,8 @@ def _attention_part(cfg: ModelConfig) -> Part:
         note = msg("{note} RoPE rotates the queries and keys by their positions before they "
                    "meet.", note=note)
     if cfg.token_shift:
-        note = msg("{note} Token shift: what it reads is first mixed with the previous "
-                   "token's vector, by a learned share per number.", note=note)
+        note = msg("{note} Token shift: in what it reads, the first half of each token's "
+                   "numbers are the previous token's.", note=note)
     name = msg("attention: {n_head} heads × {head_size}", n_head=cfg.n_head, head_size=hs)
     return Part("attn", "attention", name, f"T × {C} → T × {C}", params, note, in_block=True)
 
@@ -143,15 +142,14 @@ def _mlp_part(cfg: ModelConfig) -> Part:
         params, widths = 3 * C * H + (2 * H + C if cfg.bias else 0), f"{C} → 2 × {H} → {C}"
     else:
         params, widths = 2 * C * H + (H + C if cfg.bias else 0), f"{C} → {H} → {C}"
-    params += C if cfg.token_shift else 0
     note = msg("Works on each token on its own: widens its vector to {hidden} numbers "
                "({ratio} × n_embd), applies {activation}, and projects it back to {n_embd}. "
                "Much of what the model knows is stored in these weights.", hidden=H,
                ratio=f"{cfg.mlp_ratio:g}" + (" × 2/3" if cfg.activation == "swiglu" else ""),
                activation=ACTIVATION_NOTES[cfg.activation], n_embd=C)
     if cfg.token_shift:
-        note = msg("{note} Token shift: what it reads is first mixed with the previous "
-                   "token's vector, by a learned share per number.", note=note)
+        note = msg("{note} Token shift: in what it reads, the first half of each token's "
+                   "numbers are the previous token's.", note=note)
     name = msg("MLP: {activation}, {widths}", activation=ACTIVATION_NAMES[cfg.activation],
                widths=widths)
     return Part("mlp", "mlp", name, f"T × {C} → T × {C}", params, note, in_block=True)

@@ -114,9 +114,9 @@ EN: dict[str, str] = {
                       "when it is not tied (modded-nanogpt): each block starts by passing its "
                       "input through.",
     "label_token_shift": "look at the previous token (token_shift)",
-    "info_token_shift": "Before attention and the MLP, mix each token's numbers with the token "
-                        "before's, by a learned share per number (RWKV's token shift). Cheap, "
-                        "and a character model learns faster with it.",
+    "info_token_shift": "Before attention and the MLP, half of each token's numbers are "
+                        "replaced by the token before's (RWKV's token shift). No new weights, "
+                        "cheap, and a character model learns faster with it.",
     "label_rope_base": "RoPE base (rope_base)",
     "info_rope_base": "RoPE's base frequency; larger values suit longer contexts.",
     "label_norm_eps": "norm epsilon (norm_eps)",
@@ -501,8 +501,8 @@ ZH_CN: dict[str, str] = {
     "info_zero_init": "把每个块的输出投影初始化为零，输出层未共享时也置零（modded-nanogpt）："
                       "每个块一开始只是把输入原样传下去。",
     "label_token_shift": "看一眼前一个词元 (token_shift)",
-    "info_token_shift": "在注意力和 MLP 之前，把每个词元的数字与前一个词元的按学到的比例（每个数字一个）"
-                        "混合（RWKV 的 token shift）。代价很小，字符级模型学得更快。",
+    "info_token_shift": "在注意力和 MLP 之前，把每个词元的一半数字换成前一个词元的（RWKV 的 "
+                        "token shift）。不增加权重，代价很小，字符级模型学得更快。",
     "label_rope_base": "RoPE 基数 (rope_base)",
     "info_rope_base": "RoPE 的基础频率；越大越适合更长的上下文。",
     "label_norm_eps": "归一化 epsilon (norm_eps)",
