@@ -61,6 +61,7 @@ from playground.model import GPT, inference_memory
 from playground.optim import build_optimizer
 from playground.prepare import MEMORY_HEADROOM
 from playground.runtime.device import available_memory
+from playground.runtime.hosting import model_memory_cap
 from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_data
 from playground.train import RECORD_TYPES, Record
 
@@ -610,6 +611,9 @@ def _check_fits(config: ModelConfig, name: str, device: torch.device,
     if max_memory is None:
         free = available_memory(device)
         max_memory = None if free is None else int(MEMORY_HEADROOM * free)
+        cap = model_memory_cap()  # shared hosting: one model's share, however much is free
+        if cap is not None:
+            max_memory = cap if max_memory is None else min(max_memory, cap)
     if max_memory is not None and need > max_memory:
         raise BundleError(msg("'{name}' holds a model that needs about {need} of memory to load and "
                               "generate with (its weights, the position tables and a KV cache over "

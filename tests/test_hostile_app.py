@@ -10,6 +10,7 @@ and every other visitor got HTTP 503; a 200 MB paste was read and parsed (+720 M
 """
 
 import json
+import logging
 import re
 import socket
 import threading
@@ -173,6 +174,25 @@ def test_values_longer_than_their_input_allows_are_refused_without_echoing_them(
     # a text box takes a real paste (the corpus's own 5 MB check decides about it)
     paste = join(url, demo, "use_corpus", [None, "Paste text", None, "to be " * 600_000], "visitor-c")
     assert paste.status_code == 200
+
+
+def test_calls_gradio_would_refuse_with_a_traceback_get_one_line_instead(served, caplog):
+    """A join naming a function the page lacks, and calls with too few values, printed a
+    3 KB Gradio traceback each (the log grew 192 KB for 60 calls): now a 422 with our message
+    and one log line."""
+    demo, url, *_ = served
+    body = {"data": [], "fn_index": 10_000, "session_hash": "visitor-d", "event_data": None,
+            "trigger_id": None}
+    with caplog.at_level(logging.INFO, logger="playground.ui"):
+        missing = httpx.post(f"{url}gradio_api/queue/join", json=body, timeout=30)
+        short = join(url, demo, "use_corpus", [], "visitor-d")
+    assert missing.status_code == 422 and "no function 10000" in missing.json()["detail"]
+    assert short.status_code == 422
+    assert short.json()["detail"].startswith("The call sent 0 values where this function takes")
+    refused = [r for r in caplog.records if r.getMessage().startswith("refused")]
+    assert len(refused) == 2 and not any(r.exc_info for r in caplog.records)
+    # the page's own calls, State included, still go through
+    assert join(url, demo, "use_corpus", [None, "Paste text", None, "hello"], "visitor-d").status_code == 200
 
 
 def test_monitoring_and_exception_text_are_closed(served):

@@ -204,6 +204,23 @@ def test_a_small_model_with_a_huge_context_is_refused_before_it_is_built(trained
     assert "cpu" not in built
 
 
+def test_on_shared_hosting_one_model_gets_its_share_however_much_is_free(trained, tmp_path,
+                                                                         monkeypatch):
+    """A model that would fit the free memory is still refused past PLAYGROUND_MAX_MODEL_MB
+    (512 MB by default) on shared hosting: one visitor's sessions could otherwise fill the
+    machine with such models, each fitting what is left (1.4 GB a load, measured)."""
+    shape = dict(block_size=32_768, n_layer=160, n_head=1, n_embd=8, pos="rope")  # ~700 MB
+    path = long_context_bundle(trained, tmp_path / "long.zip", **shape)
+    monkeypatch.setattr(checkpoint, "available_memory", lambda device: 64 * 2**30)
+    # (strict_state off: the trainer state is the small run's, which this shape cannot resume)
+    load_bundle(path, strict_state=False)  # locally: it fits, so it loads
+    monkeypatch.setenv("SPACE_ID", "someone/playground")
+    with pytest.raises(BundleError, match=r"but only 512.0 MB can be given to it here"):
+        load_bundle(path, strict_state=False)
+    monkeypatch.setenv("PLAYGROUND_MAX_MODEL_MB", "0")  # the host lifts the limit
+    load_bundle(path, strict_state=False)
+
+
 def test_weights_bigger_than_the_settings_allow_are_refused_before_they_are_read(trained, tmp_path, reads):
     weights = safetensors.torch.load(members(trained)["model.safetensors"])
     weights["padding"] = torch.rand(2**20)  # 4 MB more than the model's ~6,000 weights

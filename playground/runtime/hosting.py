@@ -7,6 +7,8 @@ any server whose host sets ``PLAYGROUND_SHARED=1``. There, by default,
   with its bundle downloadable and "Continue training" offered;
 * settings whose estimated time exceeds ``PLAYGROUND_MAX_ESTIMATE_S`` (an hour) are refused
   before Start, with the estimate and what to change;
+* a bundle whose model would need more than ``PLAYGROUND_MAX_MODEL_MB`` (512) of memory to
+  load and generate with is refused before it is built;
 * ``compile`` (torch.compile) is refused: 13-24 s of CPU per tiny run, and its cache on disk,
   are a cost every visitor pays (``PLAYGROUND_ALLOW_COMPILE=1`` lets it through).
 
@@ -31,6 +33,8 @@ from collections.abc import Mapping
 RUN_CAP_S = 15 * 60.0  # a run's wall time on shared hosting
 ESTIMATE_CAP_S = 60 * 60.0  # the longest estimate Start accepts on shared hosting
 MAX_RUNS = 16  # runs taking turns at once (a class of twelve and a few more)
+# the memory one model may need on shared hosting: every preset's needs under 60 MB
+MODEL_CAP_MB = 512.0
 
 
 def shared_hosting(env: Mapping[str, str] | None = None) -> bool:
@@ -40,9 +44,10 @@ def shared_hosting(env: Mapping[str, str] | None = None) -> bool:
             or env.get("PLAYGROUND_SHARED") == "1")
 
 
-def _seconds(env: Mapping[str, str], name: str, shared_default: float) -> float | None:
-    """The limit ``name`` in seconds, or None for no limit: the host's value when it is a
-    number (0 or less: no limit), else ``shared_default`` on shared hosting and none locally."""
+def _limit(env: Mapping[str, str], name: str, shared_default: float) -> float | None:
+    """The limit ``name`` (seconds, megabytes), or None for no limit: the host's value when it
+    is a number (0 or less: no limit), else ``shared_default`` on shared hosting and none
+    locally."""
     default = shared_default if shared_hosting(env) else None
     raw = env.get(name)
     if raw is None or not raw.strip():
@@ -56,14 +61,27 @@ def _seconds(env: Mapping[str, str], name: str, shared_default: float) -> float 
     return value if value > 0 else None
 
 
+def model_memory_cap(env: Mapping[str, str] | None = None) -> int | None:
+    """Bytes one model may need to load and generate with (weights, position tables, a KV
+    cache over its context), or None for no limit: on shared hosting a bundle past it is
+    refused before it is built, so one visitor's sessions cannot fill the machine with models
+    that each fit what is free (a 17 KB bundle with a 65,536-token RoPE context took 1.4 GB).
+
+    >>> model_memory_cap({"SPACE_ID": "x"}) // 2**20, model_memory_cap({})
+    (512, None)
+    """
+    mb = _limit(os.environ if env is None else env, "PLAYGROUND_MAX_MODEL_MB", MODEL_CAP_MB)
+    return None if mb is None else int(mb * 2**20)
+
+
 def run_time_cap(env: Mapping[str, str] | None = None) -> float | None:
     """Seconds of wall time a run may take before it stops (None: no limit)."""
-    return _seconds(os.environ if env is None else env, "PLAYGROUND_MAX_RUN_S", RUN_CAP_S)
+    return _limit(os.environ if env is None else env, "PLAYGROUND_MAX_RUN_S", RUN_CAP_S)
 
 
 def estimate_cap(env: Mapping[str, str] | None = None) -> float | None:
     """The longest estimated run time Start accepts, in seconds (None: any)."""
-    return _seconds(os.environ if env is None else env, "PLAYGROUND_MAX_ESTIMATE_S",
+    return _limit(os.environ if env is None else env, "PLAYGROUND_MAX_ESTIMATE_S",
                     ESTIMATE_CAP_S)
 
 

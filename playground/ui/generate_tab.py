@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from playground.config import SAMPLE_RANGES, SampleConfig
+from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.corpus import SHAKESPEARE_PROMPTS, example_prompts
 from playground.generate import fresh_seed, generate, prompt_ids
 from playground.i18n import msg, t
@@ -89,11 +89,30 @@ class Writing:
     last_seed: int = 0
 
 
+def _whole(value):
+    """A number box's float as an int when it is whole; anything else as it came, for
+    ``SampleConfig`` to refuse with the setting's name (NaN, 1.5, a word)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def _sampling(max_new_tokens: float, temperature: float, top_k: float, top_p: float,
-              seed: float) -> SampleConfig:
-    """The sliders' values as a ``SampleConfig`` (which refuses what is out of range)."""
-    return SampleConfig(int(max_new_tokens), float(temperature), int(top_k), float(top_p),
-                        int(seed) or None)
+              seed: float | None) -> SampleConfig:
+    """The sliders' values as a ``SampleConfig`` (which refuses what is out of range). An
+    emptied seed box means what 0 does: a new text each time.
+
+    >>> _sampling(50, 0.8, 0, 1.0, None).seed is None
+    True
+    >>> _sampling(None, 0.8, 0, 1.0, 7)
+    Traceback (most recent call last):
+    ...
+    playground.config.ConfigError: max_new_tokens is empty: type a value.
+    """
+    for name, value in (("max_new_tokens", max_new_tokens), ("temperature", temperature),
+                        ("top_k", top_k), ("top_p", top_p)):
+        if value is None or value == "":
+            raise ConfigError(msg("{name} is empty: type a value.", name=name))
+    seed = 0 if seed is None or seed == "" else _whole(seed)
+    return SampleConfig(_whole(max_new_tokens), temperature, _whole(top_k), top_p, seed or None)
 
 
 @friendly_errors

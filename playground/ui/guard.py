@@ -200,18 +200,31 @@ class RequestGuard:
                  limit=human_bytes(MAX_BODY_BYTES))
 
     def _check_fields(self, route: str, body: bytes, lang: str) -> str | None:
-        """The first value longer than its input allows, said without the value."""
+        """What is wrong with a call, said without its values: a function the page does not
+        have, values that are not as many as its inputs (Gradio printed a traceback for each
+        such call: one line of log here), or the first value longer than its input allows."""
         try:
             payload = json.loads(body or b"{}")
         except (ValueError, RecursionError):
             return None  # Gradio answers malformed JSON itself
-        data = payload.get("data") if isinstance(payload, dict) else None
-        fn = self._function(route, payload)
-        if not isinstance(data, list) or fn is None:
+        if not isinstance(payload, dict):
             return None
+        data = payload.get("data")
+        fn = self._function(route, payload)
+        if fn is None:
+            if route.startswith("queue/join"):
+                return t("This page has no function {index}; reload the page.", lang,
+                         index=str(payload.get("fn_index"))[:20])
+            return None  # Gradio answers an unknown name with a 404 of its own
         inputs = list(fn.inputs)
-        if len(data) != len(inputs):  # the simple format leaves out State and other hidden inputs
-            inputs = [block for block in inputs if not getattr(block, "skip_api", False)]
+        # the simple format leaves out State and other hidden inputs
+        shown = [block for block in inputs if not getattr(block, "skip_api", False)]
+        sent = len(data) if isinstance(data, list) else 0
+        if sent not in (len(inputs), len(shown)):
+            return t("The call sent {sent} values where this function takes {takes}; reload "
+                     "the page.", lang, sent=sent, takes=len(shown))
+        if len(data) != len(inputs):
+            inputs = shown
         for position, value in enumerate(data):
             component = type(inputs[position]).__name__ if position < len(inputs) else ""
             size = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))

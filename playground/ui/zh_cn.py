@@ -38,6 +38,9 @@ ZH_CN: dict[str, str] = {
     "for it to finish, or press Stop, then try again.":
         "这个页面已经有一个任务在排队或运行（训练、分词器、生成……）。请等它结束，或点击“停止”，"
         "然后再试。",
+    "This page has no function {index}; reload the page.": "这个页面没有编号为 {index} 的函数；请刷新页面。",
+    "The call sent {sent} values where this function takes {takes}; reload the page.":
+        "这次调用发送了 {sent} 个值，而这个函数需要 {takes} 个；请刷新页面。",
     "This network has uploaded {limit} in the last hour, as much as the page takes; try again "
     "later.":
         "你所在的网络在过去一小时内已上传 {limit}，达到了本页面的上限；请稍后再试。",

@@ -156,6 +156,12 @@ def test_the_api_generate_keeps_its_shape(session):
     assert text == session.last_text and text.startswith("First") and chart.data
 
 
+def test_an_emptied_seed_box_writes_a_new_text_as_seed_0_does(session):
+    """The page sends None for an emptied number box: a text, not an unexpected error."""
+    *_, (_, text, _) = list(generate_tab.generate_text(session, "First", *sampling(seed=None)))
+    assert text.startswith("First") and len(text) > len("First")
+
+
 def test_write_refuses_before_it_shows_anything(session):
     """No model, a setting out of range, a prompt the tokenizer cannot read: the message comes
     before the first update, so the view keeps the last text (no prompt left with a cursor)."""
@@ -163,6 +169,9 @@ def test_write_refuses_before_it_shows_anything(session):
         (Session(), "hi", {}, "no model to generate with yet"),
         (session, "hi", dict(max_new_tokens=9999), "max_new_tokens must be between 1 and 2,000"),
         (session, "<b>", {}, "characters this tokenizer has never seen"),
+        (session, "hi", dict(temperature=None), "temperature is empty: type a value"),
+        (session, "hi", dict(top_k=float("nan")), "top_k must be a whole number"),
+        (session, "hi", dict(seed=2.0**70), "seed must be between 0 and"),
     ]:
         with pytest.raises(gr.Error, match=said):
             next(generate_tab.write(who, Writing(), prompt, *sampling(**changes), 20))
