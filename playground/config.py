@@ -324,22 +324,25 @@ PRESETS: dict[str, Preset] = {
     for p in [
         Preset(
             "quick",
-            "3 layers with RoPE, squared ReLU, QK-norm and the Muon optimizer for 1200 steps: "
-            "Shakespeare-shaped text (val loss about 1.6), with a sample at every evaluation.",
-            # the speedrun's switches on 3 layers at context 64, batch 16: at 1200 steps they
-            # reach 1.614-1.621 on 200 batches (three seeds) where GELU without QK-norm needs
-            # 1400 steps for 1.610-1.633 at about the same time; Muon's momentum 0.8 beats 0.9
-            # and 0.95 here too (1.614 against 1.632 and 1.638)
+            "3 layers with RoPE, squared ReLU, QK-norm, a token shift and the Muon optimizer "
+            "for 1100 steps: Shakespeare-shaped text (val loss about 1.59), with a sample at "
+            "every evaluation.",
+            # the speedrun's switches on 3 layers at context 64, batch 16, and the token shift:
+            # at 1200 steps 1.590 on 200 batches against 1.618 without it (seed 1337), where
+            # GELU without QK-norm needed 1400 steps for 1.610-1.633 at about the same time;
+            # Muon's momentum 0.8 beats 0.9 and 0.95 here too (1.614 against 1.632 and 1.638,
+            # without the shift)
             dataclasses.replace(_SPEEDRUN_MODEL, block_size=64, n_layer=3, mlp_ratio=4.0,
                                 token_shift=True),
-            dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1200, batch_size=16,
+            dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1100, batch_size=16,
                                 eval_interval=300, eval_iters=10),
-            # 1.614 on 200 batches at this seed: it misses its target of 1.60 (see
-            # docs/PERFORMANCE.md)
-            expected_val_loss=1.62,
-            # written by this preset at its last evaluation (val 1.624 on 50 batches), temperature 0.8
-            looks_like="CORIOLANUS:\nThe Eightly life, what I am poor part this storm with this\n"
-                       "many.\n\nPOMPEY:\nO, and thou art your sinces of slain,",
+            # 1,100 steps, not 1,200: 1.590 on 200 batches in 0.83x nanoGPT's time, two threads
+            # (1,050 read 1.597 in 0.77x: too near 1.60, which the thread count moves by 0.01)
+            expected_val_loss=1.59,
+            # written by this preset at its last evaluation (val 1.579), temperature 0.8
+            looks_like="COMINIUS:\nThen, Eiven rolours. Now thou art son, and with him,\n"
+                       "Which as a monstaims of fair grace,\nEre he disserves to any Bohemoff "
+                       "and my sorrow",
         ),
         Preset(
             "cpu-speedrun",
