@@ -220,7 +220,9 @@ class RequestGuard:
         # the simple format leaves out State and other hidden inputs
         shown = [block for block in inputs if not getattr(block, "skip_api", False)]
         sent = len(data) if isinstance(data, list) else 0
-        if sent not in (len(inputs), len(shown)):
+        # a queued function on a direct route is Gradio's 404 (api_open=False), as it must be
+        direct_to_queued = not route.startswith("queue/join") and fn.queue is not False
+        if sent not in (len(inputs), len(shown)) and not direct_to_queued:
             return t("The call sent {sent} values where this function takes {takes}; reload "
                      "the page.", lang, sent=sent, takes=len(shown))
         if len(data) != len(inputs):
