@@ -385,8 +385,7 @@ def json_bomb(n_bytes: int, seed: int = 0) -> bytes:
 
 def rewritten(src: Path, dest: Path, changes: dict[str, Any], encrypted: bool = False) -> Path:
     """A copy of bundle ``src`` with members replaced (bytes or JSON-able) or dropped (None);
-    ``encrypted`` sets
-    every entry's encryption flag (zipfile itself never writes one)."""
+    ``encrypted`` sets every entry's encryption flag (zipfile itself never writes one)."""
     with zipfile.ZipFile(src) as zf:
         parts = {name: zf.read(name) for name in zf.namelist()}
     for name, value in changes.items():

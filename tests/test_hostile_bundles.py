@@ -13,11 +13,13 @@ import random
 import re
 import zipfile
 import zlib
+from pathlib import Path
 
 import pytest
 import safetensors.torch
 import torch
 
+from bench.hostile import rewritten
 from playground import checkpoint
 from playground.checkpoint import BundleError, load_bundle, save_bundle
 from playground.config import ModelConfig, TrainConfig
@@ -50,25 +52,9 @@ def members(path) -> dict[str, bytes]:
 
 def rewrite(src, dest, changes: dict, encrypted: bool = False):
     """A copy of bundle ``src`` with members replaced (bytes or JSON-able) or dropped (None);
-    ``encrypted`` sets every entry's encryption flag (zipfile itself never writes one)."""
-    parts = members(src)
-    for name, value in changes.items():
-        if value is None:
-            parts.pop(name)
-        else:
-            parts[name] = value if isinstance(value, bytes) else json.dumps(value).encode()
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name, data in parts.items():
-            zf.writestr(name, data)
-    if encrypted:  # bit 0 of the flags, in each local header (offset 6) and directory entry (8)
-        data = bytearray(dest.read_bytes())
-        for signature, offset in ((b"PK\x03\x04", 6), (b"PK\x01\x02", 8)):
-            start = data.find(signature)
-            while start != -1:
-                data[start + offset] |= 0x1
-                start = data.find(signature, start + 4)
-        dest.write_bytes(bytes(data))
-    return dest
+    ``encrypted`` sets every entry's encryption flag: the bench's replay builds its crafted
+    bundles the same way."""
+    return rewritten(Path(src), Path(dest), changes, encrypted)
 
 
 @pytest.fixture(scope="module")
