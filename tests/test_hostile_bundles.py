@@ -9,7 +9,6 @@ recording what the loader reads, parses and builds, not by timing it.
 """
 
 import json
-import random
 import re
 import zipfile
 import zlib
@@ -19,7 +18,7 @@ import pytest
 import safetensors.torch
 import torch
 
-from bench.hostile import rewritten
+from bench.hostile import json_bomb, rewritten  # the replay's own crafted files
 from playground import checkpoint
 from playground.checkpoint import BundleError, load_bundle, save_bundle
 from playground.config import ModelConfig, TrainConfig
@@ -31,18 +30,6 @@ from playground.tokenizer import train_tokenizer
 from checks import TINY_MODEL, TINY_TRAIN, assert_translated
 
 TEXT = "to be or not to be, that is the question. " * 30
-
-
-def json_bomb(n_bytes: int, seed: int = 0) -> bytes:
-    """A JSON list of empty objects and lists that deflates about 90:1: under the 100:1
-    zip-bomb guard, and about 24 bytes of Python objects per byte once parsed."""
-    rng = random.Random(seed)
-    parts, size = [], 0
-    while size < n_bytes:
-        piece = ("{}," if rng.getrandbits(1) else "[],") * rng.randint(10, 50)
-        parts.append(piece)
-        size += len(piece)
-    return b"[" + "".join(parts).encode() + b"{}]"
 
 
 def members(path) -> dict[str, bytes]:
