@@ -91,7 +91,9 @@ def measure(spec: dict) -> dict:
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads Linux's /proc")
 @pytest.mark.parametrize("name", list(RUNS))
 def test_the_measured_peak_of_a_whole_run_is_within_1_3x_of_the_estimate(name):
-    figures = measure(RUNS[name])
+    # the higher of two runs: the same run's peak moves by about 5% with where the allocator
+    # puts things (nanogpt-gpu at batch 8: 571 and 598 MB in two runs, one after the other)
+    figures = max((measure(RUNS[name]) for _ in range(2)), key=lambda f: f["peak"])
     if name == "100M":
         assert 99e6 < figures["params"] < 101e6
     ratio = figures["peak"] / figures["estimate"]

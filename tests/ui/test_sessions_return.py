@@ -280,7 +280,8 @@ def test_new_sessions_from_one_address_are_capped_per_minute(served):
 
     def join(session_hash, lang="en"):
         return httpx.post(f"{url}gradio_api/queue/join", headers={"accept-language": lang},
-                          json={"data": [], "fn_index": index, "session_hash": session_hash},
+                          json={"data": [None] * len(demo.fns[index].inputs), "fn_index": index,
+                                "session_hash": session_hash},
                           timeout=30)
 
     assert [join(f"flood-{n}").status_code for n in range(3)] == [200] * 3
