@@ -57,7 +57,8 @@ def trace_names(page, plot_id) -> list:
 def close_toasts(page):
     """Close every toast; Gradio groups them by kind and may close several at once, or time
     them out meanwhile, so each round closes the first one still there."""
-    from playwright.sync_api import TimeoutError as Gone
+    # a toast fading out is "not visible" (an Error), one already gone times out: both are gone
+    from playwright.sync_api import Error as Gone
 
     closes = page.locator(".toast-close")
     for _ in range(20):
