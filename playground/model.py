@@ -357,7 +357,7 @@ class PreNormBlock(nn.Module):
         self.ln_1, self.attn = make_norm(cfg), CausalSelfAttention(cfg)
         self.ln_2 = make_norm(cfg)
         self.mlp = SwiGLU(cfg) if cfg.activation == "swiglu" else MLP(cfg)
-        if cfg.token_shift:  # what attention and the MLP read, each its own mix
+        if cfg.token_shift:  # what attention and the MLP read, each with its own cache slot
             self.shift_1, self.shift_2 = TokenShift("attn"), TokenShift("mlp")
         else:
             self.shift_1 = self.shift_2 = None

@@ -47,8 +47,10 @@ class BatchedMuon(torch.optim.Muon):
     3-layer model's step makes 60 calls of a few microseconds' work each, and their overhead is
     most of Muon's cost on a CPU. Here the matrices of one shape (after turning each to be wide,
     as torch does) are stacked and iterated together with the same bf16 operations
-    (``baddbmm`` where torch has ``addmm``), so each update is bit for bit torch's (a test) and
-    the state dict is torch's too: a run saved with either continues with the other.
+    (``baddbmm`` where torch has ``addmm``). The step rule is bit for bit torch's and the state
+    dict is torch's too (a run saved with either continues with the other); the batched bf16
+    products round some elements the other way, so the iterations equal torch's only within
+    bf16's rounding (tests).
 
     >>> w = [torch.nn.Parameter(torch.randn(8, 4)) for _ in range(3)]
     >>> opt = BatchedMuon(w, lr=0.02)

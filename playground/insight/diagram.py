@@ -113,6 +113,14 @@ def _embedding_parts(cfg: ModelConfig) -> list[Part]:
     return [tok, Part("pos", "positions", pos[0], f"T × {C}", pos[1], pos[2])]
 
 
+def _with_token_shift(cfg: ModelConfig, note: str) -> str:
+    """A part's note, saying what the token shift does to what the part reads when it is on."""
+    if not cfg.token_shift:
+        return note
+    return msg("{note} Token shift: in what it reads, the first half of each token's numbers "
+               "are the previous token's.", note=note)
+
+
 def _attention_part(cfg: ModelConfig) -> Part:
     C, hs = cfg.n_embd, cfg.head_size
     params = 4 * C * C + (4 * C if cfg.bias else 0) + (2 * hs if cfg.qk_norm else 0)
@@ -129,9 +137,7 @@ def _attention_part(cfg: ModelConfig) -> Part:
     if cfg.pos == "rope":
         note = msg("{note} RoPE rotates the queries and keys by their positions before they "
                    "meet.", note=note)
-    if cfg.token_shift:
-        note = msg("{note} Token shift: in what it reads, the first half of each token's "
-                   "numbers are the previous token's.", note=note)
+    note = _with_token_shift(cfg, note)
     name = msg("attention: {n_head} heads × {head_size}", n_head=cfg.n_head, head_size=hs)
     return Part("attn", "attention", name, f"T × {C} → T × {C}", params, note, in_block=True)
 
@@ -147,9 +153,7 @@ def _mlp_part(cfg: ModelConfig) -> Part:
                "Much of what the model knows is stored in these weights.", hidden=H,
                ratio=f"{cfg.mlp_ratio:g}" + (" × 2/3" if cfg.activation == "swiglu" else ""),
                activation=ACTIVATION_NOTES[cfg.activation], n_embd=C)
-    if cfg.token_shift:
-        note = msg("{note} Token shift: in what it reads, the first half of each token's "
-                   "numbers are the previous token's.", note=note)
+    note = _with_token_shift(cfg, note)
     name = msg("MLP: {activation}, {widths}", activation=ACTIVATION_NAMES[cfg.activation],
                widths=widths)
     return Part("mlp", "mlp", name, f"T × {C} → T × {C}", params, note, in_block=True)
