@@ -16,6 +16,8 @@ C = n_embd, nh = n_head, hs = head size (C / nh), V = vocab_size.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from typing import NamedTuple
 
@@ -536,8 +538,20 @@ def count_params(cfg: ModelConfig) -> int:
     >>> count_params(ModelConfig(vocab_size=65, block_size=64, n_layer=4, n_head=4, n_embd=128))
     804096
     """
-    with torch.device("meta"):
-        return GPT(cfg).num_params()
+    return _counts(cfg)[0]
+
+
+def _counts(cfg: ModelConfig) -> tuple[int, int]:
+    """(parameters, buffer values) of a config, from a model built on the meta device (no
+    memory; about 15 ms, so remembered per config: every Start and every estimate asks)."""
+    return _counts_of(dataclasses.astuple(cfg))
+
+
+@functools.lru_cache(maxsize=256)
+def _counts_of(fields: tuple) -> tuple[int, int]:
+    with torch.device("meta"):  # shapes only: nothing is allocated
+        model = GPT(ModelConfig(*fields))
+    return model.num_params(), sum(b.numel() for b in model.buffers())
 
 
 def flops_per_token(cfg: ModelConfig, non_embedding_params: int) -> float:
@@ -557,9 +571,7 @@ def inference_memory(cfg: ModelConfig, batch_size: int = 1, bytes_per_value: int
     >>> inference_memory(ModelConfig(block_size=65_536, **shape)) // 2**20  # MB
     851
     """
-    with torch.device("meta"):  # shapes only: nothing is allocated
-        model = GPT(cfg)
-    held = model.num_params() + sum(b.numel() for b in model.buffers())
+    held = sum(_counts(cfg))
     tokens = batch_size * cfg.block_size
     cache = 2 * cfg.n_layer * tokens * cfg.n_embd  # keys and values: (B, nh, T, hs) per layer
     activations = tokens * (8 * cfg.n_embd + 2 * cfg.hidden_size + cfg.vocab_size)  # one layer's

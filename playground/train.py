@@ -175,8 +175,8 @@ def prepare_data(corpus_text: str, tokenizer, val_fraction: float = 0.1,
     n_train = int(len(ids) * (1.0 - val_fraction))
     train_ids, val_ids = ids[:n_train], ids[n_train:]
     if block_size is not None:
-        _check_length(train_ids, "training", block_size)
-        _check_length(val_ids, "validation", block_size)
+        check_length(train_ids, "training", block_size)
+        check_length(val_ids, "validation", block_size)
     return train_ids, val_ids
 
 
@@ -247,7 +247,8 @@ STREAMS = {"separate": separate_streams, "nanogpt": nanogpt_stream}  # by TrainC
 _PARTS = {"training": msg("training"), "validation": msg("validation")}
 
 
-def _check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
+def check_length(ids: torch.Tensor, part: str, block_size: int) -> None:
+    """Refuse a split (``part``: "training" or "validation") too short for one window."""
     if len(ids) < block_size + 1:
         raise ConfigError(msg("The {part} part of the text is {n} tokens long, but each training "
                               "window needs block_size + 1 = {needed} tokens. Use a longer text, "
@@ -411,7 +412,7 @@ class Trainer:
 
     def _checked_ids(self, ids, part: str, vocab_size: int) -> torch.Tensor:
         ids = torch.as_tensor(ids, dtype=torch.long).reshape(-1)
-        _check_length(ids, part, self.block_size)
+        check_length(ids, part, self.block_size)
         low, high = int(ids.min()), int(ids.max())
         if low < 0 or high >= vocab_size:
             raise ConfigError(msg("The {part} tokens run from {low} to {high}, but the model "

@@ -269,6 +269,8 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     demo.queue(max_size=QUEUE_MAX_SIZE, api_open=False)  # /run/<name> reaches no queued handler
     guard.limit_jobs(demo)  # one compute job per session, JOBS_PER_CLIENT per client address
     capacity = reattach.capacity()  # sessions held at most, sized to the free memory
+    # what the first visitor's Start would pay once per process (2 s here), paid now
+    log.info("Warmed up in %.1f s (the default run prepared once).", train_tab.warm_up())
     blocking = not options.pop("prevent_thread_lock", False)
     served = demo.launch(**options, state_session_capacity=capacity, prevent_thread_lock=True)
     reattach.start(demo, capacity, serving=blocking)  # the sweep; SIGTERM saves the models

@@ -45,6 +45,7 @@ from playground.insight.baselines import is_tiny_shakespeare
 from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
+from playground import prepare
 from playground.prepare import PreparedRun, check_memory, prepare_run
 from playground.runtime import fairshare, hosting
 from playground.runtime.device import describe_device, pick_device
@@ -54,8 +55,8 @@ from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, ke
 from playground.ui import health_panel, loss_panel, zerogpu
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
-from playground.ui.session import (Session, TrainedModel, check_bundle_room, ensure,
-                                   friendly_errors, require_model)
+from playground.ui.session import (Session, TrainedModel, check_bundle_room, default_corpus,
+                                   ensure, friendly_errors, require_model)
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
@@ -67,6 +68,11 @@ PUSHES_PER_S = 4  # at most this many plot updates a second...
 # interval between pushes grows so that drawing (estimated as twice the build time, for
 # the serialisation) stays within this share of the run (about 1%).
 PLOT_TIME_BUDGET = 0.01
+
+
+# a run under way that waits this long for its turn says so; shorter waits are the other runs'
+# turns (twelve runs: about 3 s), and its status line keeps its last step meanwhile
+WAIT_NOTE_S = 5.0
 
 
 def next_push_interval(build_seconds: float) -> float:
@@ -481,6 +487,16 @@ def stop_training(session: Session | None) -> None:
     gr.Info(t("Stopping after the current step…", session.lang), title=t("Note", session.lang))
 
 
+def warm_up() -> float:
+    """Prepare the page's default run (the bundled corpus, the character tokenizer Start
+    trains when there is none, the default preset) once, before visitors come
+    (``prepare.warm_up``): seconds taken."""
+    corpus = default_corpus()
+    tokenizer = train_tokenizer("char", corpus.text)
+    model_cfg, train_cfg = PageSettings.preset(DEFAULT_PRESET).configs(tokenizer.vocab_size)
+    return prepare.warm_up(corpus, tokenizer, model_cfg, train_cfg)
+
+
 def _plan(session: Session, continue_training: bool, settings: PageSettings) -> PreparedRun:
     """Check everything before a run starts (``prepare_run``); returns the run, or raises.
 
@@ -569,6 +585,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
         status += " " + t("About {time} in all.", lang,
                           time=estimate.duration_text(timing.seconds, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
+    shown, waiting_since = "", None  # the last waiting line shown; since when it waits
     records: Any = run.records(eval_progress=True)
     if isinstance(run, zerogpu.LocalRun):  # a ZeroGPU chunk waits in ZeroGPU's own queue
         # a turn at a time, with every other visitor's run and job (fairshare)
@@ -589,9 +606,16 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             if isinstance(rec, fairshare.Waiting):
                 if session.run.stop_requested:  # stopped before its first turn: nothing ran
                     break
-                yield (session, gr.skip(), waiting_line(rec, started, lang), samples, gr.skip(),
-                       gr.skip())
+                # said only when it changes, and by a run under way only after a longer wait
+                # than its turns usually take: each update costs the server what the runs
+                # would train with (Gradio rebuilds every skipped component of it)
+                line, now = waiting_line(rec, started, lang), time.monotonic()
+                waiting_since = waiting_since or now
+                if line != shown and not (started and now - waiting_since < WAIT_NOTE_S):
+                    shown = line
+                    yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
                 continue
+            waiting_since = None
             if not started:  # the first record: from now on this is the session's model
                 started = True
                 session.trained, session.attention = trained, None
@@ -606,7 +630,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 left = timing.refined(live, rec.done / rec.total).seconds if timing else None
                 now = time.monotonic()
                 if now - last_push >= push_interval:
-                    last_push = now
+                    last_push, shown = now, ""
                     yield (session, gr.skip(), eval_line(rec, left, lang), samples, gr.skip(),
                            gr.skip())
                 continue
@@ -632,7 +656,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 # building and sending them takes the CPU the runs would train with
                 push_interval = max(next_push_interval(built - now),
                                     fairshare.MACHINE.runs() / PUSHES_PER_S)
-                last_push = built
+                last_push, shown = built, ""
                 yield (session, figure, status, samples, gr.skip(), session.plot.coach)
         if session.run.released:
             return
