@@ -174,7 +174,9 @@ def classroom(ctx: Context) -> list[Row]:
     _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
     try:
         memory = MemoryWatch()
-        visits = visitors_elsewhere(url, settings, n, timeout_s=1800)
+        # twelve default runs take about 26 min on two cores (the throughput of one run
+        # stays that of one: 12 x 1,100 steps); each visitor gives up after 45 min
+        visits = visitors_elsewhere(url, settings, n, timeout_s=2700)
         # the lesson ends: every tab closes (a client without a page token is freed at once)
         holder = demo.server_app.state_holder
         for session_hash in list(holder.session_data):
