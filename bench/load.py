@@ -79,6 +79,11 @@ def visitors(url: str, settings: list, n: int, *, texts: list[str] | None = None
         client = None
         try:
             client = Client(url, verbose=False, analytics_enabled=False)
+            # the page open before Start, as a class's are: a first call makes the session
+            # (Gradio builds its copy of the page's config, about 0.1 s of the server each),
+            # as a browser's page load does; the Compare tab's list of runs is a call that
+            # computes nothing
+            client.predict([], api_name="/list_runs")
             if texts:
                 client.predict("Paste text", None, texts[i], api_name="/use_corpus")
                 client.predict("char", 512, api_name="/train_tokenizer")

@@ -100,3 +100,19 @@ def sessions_of(demo, session_hash) -> list:
 
     data = demo.server_app.state_holder.session_data.get(session_hash)
     return [v for v in data.state_data.values() if isinstance(v, Session)] if data else []
+
+
+def close_toasts(page):
+    """Close every toast; Gradio groups them by kind and may close several at once, or time
+    them out meanwhile, so each round closes the first one still there."""
+    # a toast fading out is "not visible" (an Error), one already gone times out: both are gone
+    from playwright.sync_api import Error as Gone
+
+    closes = page.locator(".toast-close")
+    for _ in range(20):
+        if not closes.count():
+            return
+        try:
+            closes.first.click(force=True, timeout=2_000)
+        except Gone:  # gone between the count and the click
+            pass

@@ -16,6 +16,7 @@ torch.float32
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import math
 import os
@@ -309,6 +310,19 @@ def available_memory(device: torch.device, *, root: Path = CGROUP_ROOT,
             return None
     known = [v for v in (host_memory_available(meminfo), container_memory_free(root)) if v is not None]
     return min(known) if known else None
+
+
+def return_free_memory() -> bool:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``), after a
+    session's model and run are freed: glibc keeps freed blocks for reuse, in one arena per
+    thread that allocated them, so without this a server's resident memory stays near its
+    peak after a class has gone. Returns whether anything was given back; False where the C
+    library has no ``malloc_trim`` (musl, macOS, Windows)."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError):
+        return False
+    return bool(trim(0))
 
 
 def cpu_limit(root: Path = CGROUP_ROOT) -> int:

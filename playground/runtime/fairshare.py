@@ -15,7 +15,10 @@ holds a turn:
   step: it gets there in one go);
 * a turn is held only while its job computes or for a moment after: a holder that has not come
   back ``idle_s`` after handing out an item (its caller is busy elsewhere, or left) loses the
-  turn to the next in line, so nobody can hold the machine by not asking for more.
+  turn to the next in line, so nobody can hold the machine by not asking for more. A job
+  ahead of the runs gets ``priority_idle_s``: its caller sends each item to a page and
+  comes back through the server's busy event loop (measured in a class of twelve: new runs
+  lost their turn inside their first evaluation, and the first steps all came near the end).
 
 Throughput stays that of one job at a time; what changes is who waits for whom: with twelve
 runs each advances every ``12 × slice_s`` seconds, and a visitor's first step comes within a few
@@ -53,6 +56,7 @@ SLICE_S = 0.25  # a run's turn: long enough that a hand-over (~0.1 ms) costs not
 PRIORITY_SLICE_S = 2.0
 IDLE_S = 0.01  # a holder gone this long after its last item loses its turn to the next in line
 # (a run's loop asks for its next step at once, except when it sends the page an update)
+PRIORITY_IDLE_S = 0.5  # ...and a job ahead of the runs (a new run before its first step)
 REPORT_S = 0.5  # a waiting run reports where it stands this often (``Waiting``)
 
 
@@ -82,10 +86,12 @@ class FairShare:
     joined the line (see the module's docstring)."""
 
     def __init__(self, slots: int = 1, slice_s: float = SLICE_S, idle_s: float = IDLE_S,
-                 priority_slice_s: float = PRIORITY_SLICE_S) -> None:
+                 priority_slice_s: float = PRIORITY_SLICE_S,
+                 priority_idle_s: float = PRIORITY_IDLE_S) -> None:
         if slots < 1:
             raise ValueError(f"slots must be at least 1, not {slots}")
         self.priority_slice_s = max(priority_slice_s, slice_s)
+        self.priority_idle_s = max(priority_idle_s, idle_s)
         self.slots, self.slice_s, self.idle_s = slots, slice_s, idle_s
         self._lock = threading.Lock()
         self._line: list[_Ticket] = []
@@ -108,8 +114,9 @@ class FairShare:
         """Hand free turns (and the turns of holders idle too long) to the head of the line."""
         now = time.monotonic()
         for holder in list(self._holders):
+            idle_s = self.priority_idle_s if holder.priority else self.idle_s
             if (self._line and holder.idle_since is not None
-                    and now - holder.idle_since >= self.idle_s):
+                    and now - holder.idle_since >= idle_s):
                 self._holders.remove(holder)
                 holder.granted = False
         while self._line and len(self._holders) < self.slots:

@@ -29,6 +29,7 @@ So a page's session is not freed when its page closes:
 from __future__ import annotations
 
 import collections
+import gc
 import logging
 import shutil
 import signal
@@ -44,7 +45,7 @@ import torch
 from playground.export.links import KEYS as LINK_KEYS
 from playground.i18n import msg, normalize_language, t
 from playground.runtime import disk, sessions
-from playground.runtime.device import available_memory
+from playground.runtime.device import available_memory, return_free_memory
 from playground.train import EndRecord, EvalRecord
 from playground.ui import loss_panel, train_tab
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
@@ -159,7 +160,11 @@ def free(session: Session) -> None:
     """Free ``session`` now: its model and files go, and it is filed nowhere any more."""
     REGISTRY.forget(session)
     _unheld.pop(id(session), None)
+    had_model = session.trained is not None
     session.release()
+    if had_model and session.run.stop is None:  # no run holds the model: its memory goes back
+        gc.collect()  # (a model's tensors may sit in reference cycles; only sessions with one)
+        return_free_memory()
 
 
 def let_go(session: Session) -> None:

@@ -8,6 +8,7 @@ import re
 
 import pytest
 
+from checks import close_toasts
 from playground.ui.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
@@ -52,22 +53,6 @@ def trace_names(page, plot_id) -> list:
         const plot = document.querySelector('#' + id + ' .js-plotly-plot');
         return plot && plot.data ? plot.data.map(t => t.name) : [];
     }""", plot_id)
-
-
-def close_toasts(page):
-    """Close every toast; Gradio groups them by kind and may close several at once, or time
-    them out meanwhile, so each round closes the first one still there."""
-    # a toast fading out is "not visible" (an Error), one already gone times out: both are gone
-    from playwright.sync_api import Error as Gone
-
-    closes = page.locator(".toast-close")
-    for _ in range(20):
-        if not closes.count():
-            return
-        try:
-            closes.first.click(force=True, timeout=2_000)
-        except Gone:  # gone between the count and the click
-            pass
 
 
 def status(page) -> str:

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from checks import close_toasts
 from playground.ui.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
@@ -41,16 +42,6 @@ def lens_values(page) -> str:
     """What the lens plot shows now (its heatmap's numbers), to see it change."""
     return page.evaluate("() => JSON.stringify(document.querySelector('#inside-lens "
                          ".js-plotly-plot').data.map(t => t.z || t.x))")
-
-
-def close_toasts(page):
-    """Close the toasts (the note on the default tokenizer) so they cover nothing."""
-    closes = page.locator(".toast-close")
-    for _ in range(10):  # each round closes the first one still there
-        if not closes.count():
-            return
-        closes.first.click(force=True)
-        page.wait_for_timeout(300)
 
 
 def shot(page, first, last, path):

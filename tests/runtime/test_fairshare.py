@@ -117,6 +117,41 @@ def test_new_runs_reach_their_first_step_one_after_another():
     assert len(meter.order) == 15 and changes == 2, meter.order
 
 
+def test_a_new_run_whose_page_is_slow_to_ask_again_keeps_its_turn_to_its_first_step():
+    """A new run's caller takes 30 ms to come back after each item (it sends the page an
+    update through a busy server): ahead of the runs it keeps its turn all the same, up to its
+    first step (its third item), and only then does the waiting run get one."""
+    share, meter = FairShare(slots=1, slice_s=0.001, idle_s=0.005, priority_slice_s=5.0,
+                             priority_idle_s=0.5), Meter()
+    done = {"new": 0}
+    waiting_started = threading.Event()
+
+    def new_run() -> None:
+        for x in share.take_turns(meter.work("new", 6), owner="new",
+                                  priority=lambda: done["new"] < 3):
+            if not isinstance(x, Waiting):
+                done["new"] += 1
+                waiting_started.wait(5)
+                time.sleep(0.03)  # the page's round trip
+
+    def other() -> None:
+        waiting_started.set()
+        for _ in share.take_turns(meter.work("other", 3), owner="other"):
+            pass
+
+    first = threading.Thread(target=new_run)
+    first.start()
+    while not meter.order:  # the new run holds the turn
+        time.sleep(0.001)
+    second = threading.Thread(target=other)
+    second.start()
+    first.join(timeout=30)
+    second.join(timeout=30)
+    assert meter.order[:3] == ["new"] * 3, meter.order
+    # past its first step it is a run like the others: a slow caller loses the turn
+    assert "other" in meter.order[3:6], meter.order
+
+
 def test_a_holder_that_stops_asking_loses_its_turn():
     share = FairShare(slots=1, slice_s=10.0, idle_s=0.05)
     abandoned = share.take_turns(iter(range(100)), owner="gone")
