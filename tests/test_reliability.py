@@ -318,7 +318,10 @@ def test_a_session_past_its_time_to_live_is_freed(tiny_text):
         folder = session.workdir()  # as a run's bundle would make it
         assert session.corpus.text == tiny_text and folder.is_dir()
         wait_for(lambda: session.run.released, "the session's time-to-live to pass")
-        assert sessions_of(demo, client.session_hash) == [] and not folder.exists()
+        # released first, then its files deleted and its entry dropped: wait for all of it
+        # (the fresh-clone CI once looked between the two)
+        wait_for(lambda: sessions_of(demo, client.session_hash) == [] and not folder.exists(),
+                 "the session's files and entry to go")
     finally:
         client.close()
         demo.close()
