@@ -78,7 +78,10 @@ def visitors(url: str, settings: list, n: int, *, texts: list[str] | None = None
         seen = visits[i]
         client = None
         try:
-            client = Client(url, verbose=False, analytics_enabled=False)
+            # (httpx's own limit is 5 s a request; a browser waits longer than that, and how
+            # long the class waits is what this measures)
+            client = Client(url, verbose=False, analytics_enabled=False,
+                            httpx_kwargs={"timeout": 60})
             # the page open before Start, as a class's are: a first call makes the session
             # (Gradio builds its copy of the page's config, about 0.1 s of the server each),
             # as a browser's page load does; the Compare tab's list of runs is a call that

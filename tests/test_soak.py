@@ -81,16 +81,23 @@ def visit(url: str, n: int, downloads: str, waits: list[float], errors: list[str
     marker, letter, text = visitor_text(n)
     others = [visitor_text(m)[0] for m in range(USERS * ROUNDS) if m != n]
     foreign = set(GREEK) - {letter}
-    client = Client(url, verbose=False, analytics_enabled=False, download_files=downloads)
+    # (httpx's own limit is 5 s a request: on a loaded CI machine a request can take longer
+    # while eight visitors' jobs run; how long a class waits is the load benchmark's to measure)
+    doing = "opening the page"
+    client = Client(url, verbose=False, analytics_enabled=False, download_files=downloads,
+                    httpx_kwargs={"timeout": 60})
     try:
+        doing = "/use_corpus"
         summary, preview = client.predict("Paste text", None, text, api_name="/use_corpus")
         ok = (f"{len(text):,} characters" in summary and preview == text[:1000] + "…"
               and not any(o in preview + summary for o in others))
         if not ok:
             errors.append(f"visitor {n}: corpus shown is not theirs: {summary!r}")
+        doing = "/train_tokenizer"
         summary = client.predict("char", 512, api_name="/train_tokenizer")[0]
         if f"{len(set(text))} tokens in the vocabulary" not in summary:
             errors.append(f"visitor {n}: tokenizer summary {summary!r}")
+        doing = "/train_model"
         started = time.monotonic()
         outputs = client.predict(False, *settings(), api_name="/train_model")
         waits.append(time.monotonic() - started)
@@ -102,12 +109,13 @@ def visit(url: str, n: int, downloads: str, waits: list[float], errors: list[str
         bundle = load_bundle(download)
         if bundle.tokenizer.chars != sorted(set(text)):
             errors.append(f"visitor {n}: downloaded a bundle with another vocabulary")
+        doing = "/generate"
         written = client.predict(letter, 40, 1.0, 0, 1.0, n + 1, api_name="/generate")[0]
         if not (written.startswith(letter) and set(written) <= set(text)
                 and not set(written) & foreign and len(written) == 41):
             errors.append(f"visitor {n}: generated {written!r}, not from their own model")
     except Exception as error:  # any failure of the queue or the app
-        errors.append(f"visitor {n}: {type(error).__name__}: {error}")
+        errors.append(f"visitor {n}, {doing}: {type(error).__name__}: {error}")
     finally:
         client.close()
 

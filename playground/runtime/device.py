@@ -18,9 +18,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
+import logging
 import math
 import os
 import statistics
+import threading
 import time
 from pathlib import Path
 
@@ -323,6 +326,67 @@ def return_free_memory() -> bool:
     except (AttributeError, OSError):
         return False
     return bool(trim(0))
+
+
+# A burst of frees (a class closing its tabs) is reclaimed once, after it ends: a full garbage
+# collection holds the interpreter for as long as it takes (0.2 s for the app alone, seconds
+# in a process with millions of objects), and one per freed session, back to back, stalled
+# the server's other requests past a client's 5 s timeout.
+RECLAIM_QUIET_S = 2.0  # reclaim once no free came for this long ...
+RECLAIM_MAX_WAIT_S = 15.0  # ... or at the latest this long after the first free of a burst
+
+
+def _collect_and_trim() -> None:
+    gc.collect()  # (a model's tensors may sit in reference cycles)
+    return_free_memory()
+
+
+class Reclaimer:
+    """Gives freed memory back to the system in one go after a burst of frees: ``soon()``
+    asks for it, and one background thread collects garbage and trims the C heap once the
+    requests stop for ``quiet_s`` (or ``max_wait_s`` after the first, under steady churn).
+    ``runs`` counts the reclaims done."""
+
+    def __init__(self, quiet_s: float = RECLAIM_QUIET_S, max_wait_s: float = RECLAIM_MAX_WAIT_S,
+                 reclaim=_collect_and_trim):
+        self.quiet_s, self.max_wait_s, self._reclaim = quiet_s, max_wait_s, reclaim
+        self._lock = threading.Lock()
+        self._first: float | None = None
+        self._last = 0.0
+        self._thread: threading.Thread | None = None
+        self.runs = 0
+
+    def soon(self) -> None:
+        with self._lock:
+            now = time.monotonic()
+            if self._first is None:
+                self._first = now
+            self._last = now
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="reclaim-memory",
+                                                daemon=True)
+                self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            with self._lock:
+                if self._first is None:  # nothing asked since the last reclaim: done
+                    self._thread = None
+                    return
+                wait = min(self._last + self.quiet_s, self._first + self.max_wait_s) - time.monotonic()
+                if wait <= 0:
+                    self._first = None
+            if wait > 0:
+                time.sleep(wait)
+                continue
+            try:
+                self._reclaim()
+            except Exception:  # never the end of this thread: the next burst is served too
+                logging.getLogger(__name__).warning("reclaiming freed memory failed", exc_info=True)
+            self.runs += 1
+
+
+RECLAIMER = Reclaimer()
 
 
 def cpu_limit(root: Path = CGROUP_ROOT) -> int:

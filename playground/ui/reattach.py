@@ -29,7 +29,6 @@ So a page's session is not freed when its page closes:
 from __future__ import annotations
 
 import collections
-import gc
 import logging
 import shutil
 import signal
@@ -45,7 +44,7 @@ import torch
 from playground.export.links import KEYS as LINK_KEYS
 from playground.i18n import msg, normalize_language, t
 from playground.runtime import disk, sessions
-from playground.runtime.device import available_memory, return_free_memory
+from playground.runtime.device import RECLAIMER, available_memory
 from playground.train import EndRecord, EvalRecord
 from playground.ui import loss_panel, train_tab
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
@@ -163,8 +162,7 @@ def free(session: Session) -> None:
     had_model = session.trained is not None
     session.release()
     if had_model and session.run.stop is None:  # no run holds the model: its memory goes back
-        gc.collect()  # (a model's tensors may sit in reference cycles; only sessions with one)
-        return_free_memory()
+        RECLAIMER.soon()  # (once for a burst of frees, from a thread of its own)
 
 
 def let_go(session: Session) -> None:

@@ -4,6 +4,7 @@ import contextlib
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 import torch
@@ -13,6 +14,7 @@ from playground.config import ConfigError
 from playground.i18n import localize
 from playground.runtime.device import (
     DeviceError,
+    Reclaimer,
     autocast_context,
     cpu_has_amx,
     describe_device,
@@ -340,3 +342,43 @@ def test_freed_memory_goes_back_to_the_system():
     before, after, trimmed = done.stdout.split()
     assert trimmed == "True"
     assert int(before) - int(after) > 100, done.stdout  # most of the 200 MB freed
+
+
+def wait_for(condition, limit_s=30.0):
+    deadline = time.monotonic() + limit_s
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_a_burst_of_frees_is_reclaimed_once_after_it_ends():
+    done = []
+    reclaimer = Reclaimer(quiet_s=0.2, max_wait_s=30, reclaim=lambda: done.append(time.monotonic()))
+    asked = time.monotonic()
+    for _ in range(8):  # a class closing its tabs
+        reclaimer.soon()
+    assert wait_for(lambda: reclaimer.runs == 1)
+    assert done[0] - asked >= 0.2  # not at once: after the burst went quiet
+    time.sleep(0.5)
+    assert reclaimer.runs == 1  # one reclaim for the whole burst
+    reclaimer.soon()  # a later free: served again, by a new thread
+    assert wait_for(lambda: reclaimer.runs == 2)
+
+
+def test_steady_frees_are_still_reclaimed_by_the_longest_wait():
+    reclaimer = Reclaimer(quiet_s=0.3, max_wait_s=0.5, reclaim=lambda: None)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:  # a free every 0.1 s: never quiet for 0.3 s
+        reclaimer.soon()
+        time.sleep(0.1)
+    assert reclaimer.runs >= 2
+
+
+def test_a_failed_reclaim_does_not_stop_the_next():
+    def fail():
+        raise RuntimeError("boom")
+    reclaimer = Reclaimer(quiet_s=0.05, max_wait_s=1, reclaim=fail)
+    reclaimer.soon()
+    assert wait_for(lambda: reclaimer.runs == 1)
+    reclaimer.soon()
+    assert wait_for(lambda: reclaimer.runs == 2)
