@@ -12,7 +12,6 @@ asserted) and the ``load`` section of ``make bench`` (the page's defaults, the f
 
 from __future__ import annotations
 
-import gc
 import re
 import statistics
 import threading
@@ -169,6 +168,7 @@ def classroom(ctx: Context) -> list[Row]:
     os.environ.setdefault("PLAYGROUND_CONCURRENCY", "1")
     from playground.config import DEFAULT_PRESET
     from playground.runtime import fairshare
+    from playground.runtime.device import RECLAIM_MAX_WAIT_S, RECLAIM_QUIET_S, RECLAIMER
     from playground.ui import train_tab
     from playground.ui.app import build_demo, end_session, launch
 
@@ -187,9 +187,13 @@ def classroom(ctx: Context) -> list[Row]:
         visits = visitors_elsewhere(url, settings, n, timeout_s=2700)
         # the lesson ends: every tab closes (a client without a page token is freed at once)
         holder = demo.server_app.state_holder
+        reclaims = RECLAIMER.runs
         for session_hash in list(holder.session_data):
             end_session(demo, session_hash)
-        gc.collect()
+        # the app gives the freed memory back once the frees stop (device.Reclaimer)
+        deadline = time.monotonic() + RECLAIM_QUIET_S + RECLAIM_MAX_WAIT_S + 30
+        while RECLAIMER.runs == reclaims and time.monotonic() < deadline:
+            time.sleep(0.1)
         end_mib = memory.stop()
     finally:
         demo.close()
