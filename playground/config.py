@@ -311,12 +311,16 @@ _TINY_TRAIN = TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, wa
 # layer twice as wide as the model, not four times: a step costs 27% less, and 300 steps of it
 # end where 270 of the wider one do (1.854-1.872 over four seeds, 1.859-1.871 there); fewer
 # steps are fragile: at 240 (four times as wide) two seeds of four end above 1.88. Float32:
-# bf16 autocast slows a model this narrow down on CPUs, AMX ones included (measured).
+# bf16 autocast slows a model this narrow down on CPUs, AMX ones included (measured). The
+# token shift (quick's) pays most of all: at 300 steps 1.78 against 1.86, at no cost a step
+# (make bench, section ablations, 2026-12-02), so 180 steps end where 300 did without it
+# (170 steps: 1.864, 1.873, 1.867 at seeds 1337, 1, 2; 150: 1.886, too near).
 _SPEEDRUN_MODEL = ModelConfig(block_size=32, n_layer=2, n_head=4, n_embd=128, dropout=0.0,
-                              pos="rope", activation="relu2", qk_norm=True, mlp_ratio=2.0)
-_SPEEDRUN_TRAIN = TrainConfig(max_steps=300, batch_size=32, lr=4e-3, min_lr=4e-4, warmup_steps=5,
+                              pos="rope", activation="relu2", qk_norm=True, mlp_ratio=2.0,
+                              token_shift=True)
+_SPEEDRUN_TRAIN = TrainConfig(max_steps=180, batch_size=32, lr=4e-3, min_lr=4e-4, warmup_steps=5,
                               beta2=0.99, optimizer="muon", muon_lr=0.02, muon_momentum=0.8,
-                              eval_interval=300, eval_iters=50, sample_tokens=200,
+                              eval_interval=180, eval_iters=50, sample_tokens=200,
                               dtype="float32")
 
 PRESETS: dict[str, Preset] = {
@@ -346,13 +350,13 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "cpu-speedrun",
-            "The fastest way to val loss 1.88 on a CPU: 300 steps of 2 layers with RoPE, "
-            "squared ReLU, QK-norm and the Muon optimizer.",
-            # 1.865 on 50 batches, 1.861 on 200 (seeds 1, 2, 3: 1.872, 1.854, 1.872)
-            _SPEEDRUN_MODEL, _SPEEDRUN_TRAIN, expected_val_loss=1.87,
-            # written by this preset at its last evaluation (val 1.865), temperature 0.8
-            looks_like="Cirstant cade pace on rolound earning for and this ear thou to state;\n"
-                       "That inseep to the friends in could of shall come that so of the not",
+            "The fastest way to val loss 1.88 on a CPU: 180 steps of 2 layers with RoPE, "
+            "squared ReLU, QK-norm, a token shift and the Muon optimizer.",
+            # 1.859 on 50 batches, 1.853 on 200 (seed 1 at 180 steps: 1.865)
+            _SPEEDRUN_MODEL, _SPEEDRUN_TRAIN, expected_val_loss=1.86,
+            # written by this preset at its last evaluation (val 1.859), temperature 0.8
+            looks_like="COMINIUS:\nThen, Ey learn our geath and\nthough this powing in with to "
+                       "been alngentmes, sir;",
         ),
         Preset(
             "tiny",
