@@ -808,6 +808,11 @@ ZH_CN: dict[str, str] = {
         "更大的模型（更多的层、更大的 n_embd）或更多的文本能让它降得更低。",
     "Or try optimizer=muon: it often learns faster per step.":
         "或者试试 optimizer=muon：它每步往往学得更快。",
+    "{clipped} of {steps} steps had their gradients clipped (norm about {norm}, just over "
+    "grad_clip {clip}; the red marks under 'How training is going'): normal for this recipe. "
+    "Clipping only shortens a step, and the loss still fell.":
+        "{steps} 步中有 {clipped} 步的梯度被裁剪了（范数约 {norm}，略高于 grad_clip {clip}；即"
+        "“训练进展如何”图上的红色标记）：这个配方就是这样。裁剪只是把一步缩短，损失照样在下降。",
     "The training loss went from {first} to {last} in {steps} steps.":
         "训练损失在 {steps} 步内从 {first} 变成了 {last}。",
     "The validation loss, measured on text the model never trains on, comes at step {step}.":

@@ -274,7 +274,33 @@ def progress_note(history: Iterable[Record], *, config: TrainConfig | None = Non
         tips = [("coach_tip_next_eval", msg("The validation loss, measured on text the model "
                                             "never trains on, comes at step {step}.",
                                             step=f"{min(next_eval, config.max_steps):,}"))]
+    clipped = _mostly_clipped(steps, config)
+    if clipped is not None:
+        tips.append(("coach_tip_clipped", msg(
+            "{clipped} of {steps} steps had their gradients clipped (norm about {norm}, just over "
+            "grad_clip {clip}; the red marks under 'How training is going'): normal for this "
+            "recipe. Clipping only shortens a step, and the loss still fell.", **clipped)))
     return _note("progress", seen, tips, lang)
+
+
+MOSTLY_CLIPPED = 0.9  # this share of the steps clipped, ...
+CLIPPED_NEAR = 2.0  # ... with their median norm within this factor of grad_clip: normal
+
+
+def _mostly_clipped(steps: Sequence[StepRecord], config: TrainConfig) -> dict[str, Any] | None:
+    """Values for the note on a healthy run whose gradients sat just over ``grad_clip`` almost
+    every step (Muon's runs do: a norm of about 1.3 against 1.0), so that the marks on the
+    gradient plot do not read as a warning; None otherwise (a norm far over the clip is left
+    to the spike rules)."""
+    norms = np.array([r.grad_norm for r in steps if _finite(r.grad_norm)], dtype=float)
+    if config.grad_clip <= 0 or len(norms) < 10:
+        return None
+    over = int((norms > config.grad_clip).sum())
+    median = float(np.median(norms))
+    if over < MOSTLY_CLIPPED * len(norms) or median > CLIPPED_NEAR * config.grad_clip:
+        return None
+    return {"clipped": f"{over:,}", "steps": f"{len(norms):,}", "norm": f"{median:.2g}",
+            "clip": f"{config.grad_clip:g}"}
 
 
 # --- reading the records ------------------------------------------------------------------

@@ -1,11 +1,12 @@
 """The training coach on synthetic histories: each rule fires on its pattern, and only then."""
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from playground.insight.coach import KINDS, coach_notes
+from playground.insight.coach import KINDS, coach_notes, progress_note
 from playground.config import ModelConfig, TrainConfig
 from playground.train import EndRecord, EvalRecord, StepRecord
 
@@ -207,3 +208,29 @@ def test_an_end_record_of_a_finished_run_adds_no_note():
     records.append(EvalRecord(300, 230_400, LN_V, LN_V, 6.0, 6.0, 30.0))
     records.append(EndRecord(300, "done", "Finished."))
     assert kinds(records) == ["not_learning"]
+
+
+def progress_history(norms):
+    run = with_norms(steps(healthy_losses(len(norms))), norms)
+    return run + evals([(LN_V, LN_V), (2.0, 2.1), (1.8, 1.9)], every=len(norms) // 2)
+
+
+def test_a_run_clipped_at_nearly_every_step_is_told_that_is_normal():
+    # Muon's runs: the norm sits just over grad_clip 1.0 at every step
+    rng = np.random.default_rng(0)
+    note = progress_note(progress_history(1.3 + rng.normal(0, 0.05, 200)), config=CFG)
+    assert "coach_tip_clipped" in note.tips
+    assert "200 of 200 steps had their gradients clipped (norm about 1.3, just over grad_clip 1;" \
+        in note.advice
+    zh = progress_note(progress_history(1.3 + rng.normal(0, 0.05, 200)), config=CFG, lang="zh-CN")
+    assert "200 步中有 200 步的梯度被裁剪了" in zh.advice
+
+
+@pytest.mark.parametrize("norms, config", [
+    (np.full(200, 0.8), CFG),  # under the clip
+    (np.r_[np.full(150, 1.3), np.full(50, 0.8)], CFG),  # a quarter unclipped
+    (np.full(200, 5.0), CFG),  # far over it: not "just over", the spike rules' business
+    (np.full(200, 1.3), replace(CFG, grad_clip=0.0)),  # no clipping at all
+])
+def test_no_clipping_note_unless_nearly_every_step_sat_just_over_the_clip(norms, config):
+    assert "coach_tip_clipped" not in progress_note(progress_history(norms), config=config).tips
