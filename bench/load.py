@@ -187,12 +187,11 @@ def classroom(ctx: Context) -> list[Row]:
         visits = visitors_elsewhere(url, settings, n, timeout_s=2700)
         # the lesson ends: every tab closes (a client without a page token is freed at once)
         holder = demo.server_app.state_holder
-        reclaims = RECLAIMER.runs
         for session_hash in list(holder.session_data):
             end_session(demo, session_hash)
         # the app gives the freed memory back once the frees stop (device.Reclaimer)
         deadline = time.monotonic() + RECLAIM_QUIET_S + RECLAIM_MAX_WAIT_S + 30
-        while RECLAIMER.runs == reclaims and time.monotonic() < deadline:
+        while RECLAIMER.busy() and time.monotonic() < deadline:
             time.sleep(0.1)
         end_mib = memory.stop()
     finally:

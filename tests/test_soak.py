@@ -15,7 +15,6 @@ The figures (users, rounds, peak and final RSS, longest wait) are printed (``pyt
 Nothing is timed except one generous limit on the whole test, against a hang.
 """
 
-import ctypes
 import gc
 import threading
 import time
@@ -26,6 +25,7 @@ from gradio_client import Client
 
 from playground.checkpoint import load_bundle
 from playground.model import GPT
+from playground.runtime.device import return_free_memory
 from playground.ui.app import build_demo, launch
 from playground.ui.session import Session, app_temp_dir
 
@@ -55,10 +55,7 @@ def settle_mb() -> float:
     """RSS after a full collection and after glibc hands its free pages back to the system
     (memory that is free but still mapped is not held by anything of ours)."""
     gc.collect()
-    try:
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except OSError:
-        pass
+    return_free_memory()
     return rss_mb()
 
 

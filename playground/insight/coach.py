@@ -47,6 +47,7 @@ import numpy as np
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import Message, localize, msg
+from playground.insight.health import clipped
 from playground.train import EndRecord, EvalRecord, Record, StepRecord
 
 WINDOW = 50  # steps behind the "recent median" of the spike and trend rules
@@ -292,14 +293,14 @@ def _mostly_clipped(steps: Sequence[StepRecord], config: TrainConfig) -> dict[st
     every step (Muon's runs do: a norm of about 1.3 against 1.0), so that the marks on the
     gradient plot do not read as a warning; None otherwise (a norm far over the clip is left
     to the spike rules)."""
-    norms = np.array([r.grad_norm for r in steps if _finite(r.grad_norm)], dtype=float)
-    if config.grad_clip <= 0 or len(norms) < 10:
+    measured = [r for r in steps if _finite(r.grad_norm)]
+    if config.grad_clip <= 0 or len(measured) < 10:
         return None
-    over = int((norms > config.grad_clip).sum())
-    median = float(np.median(norms))
-    if over < MOSTLY_CLIPPED * len(norms) or median > CLIPPED_NEAR * config.grad_clip:
+    over = len(clipped(measured, config.grad_clip))  # as the gradient plot marks them
+    median = float(np.median([r.grad_norm for r in measured]))
+    if over < MOSTLY_CLIPPED * len(measured) or median > CLIPPED_NEAR * config.grad_clip:
         return None
-    return {"clipped": f"{over:,}", "steps": f"{len(norms):,}", "norm": f"{median:.2g}",
+    return {"clipped": f"{over:,}", "steps": f"{len(measured):,}", "norm": f"{median:.2g}",
             "clip": f"{config.grad_clip:g}"}
 
 

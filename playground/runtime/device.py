@@ -345,7 +345,7 @@ class Reclaimer:
     """Gives freed memory back to the system in one go after a burst of frees: ``soon()``
     asks for it, and one background thread collects garbage and trims the C heap once the
     requests stop for ``quiet_s`` (or ``max_wait_s`` after the first, under steady churn).
-    ``runs`` counts the reclaims done."""
+    ``runs`` counts the reclaims done; ``busy()`` says whether one is asked for or under way."""
 
     def __init__(self, quiet_s: float = RECLAIM_QUIET_S, max_wait_s: float = RECLAIM_MAX_WAIT_S,
                  reclaim=_collect_and_trim):
@@ -366,6 +366,10 @@ class Reclaimer:
                 self._thread = threading.Thread(target=self._serve, name="reclaim-memory",
                                                 daemon=True)
                 self._thread.start()
+
+    def busy(self) -> bool:
+        with self._lock:
+            return self._thread is not None
 
     def _serve(self) -> None:
         while True:

@@ -357,7 +357,9 @@ def test_a_burst_of_frees_is_reclaimed_once_after_it_ends():
     asked = time.monotonic()
     for _ in range(8):  # a class closing its tabs
         reclaimer.soon()
+    assert reclaimer.busy()  # asked for: what a caller waits on
     assert wait_for(lambda: reclaimer.runs == 1)
+    assert wait_for(lambda: not reclaimer.busy())
     assert done[0] - asked >= 0.2  # not at once: after the burst went quiet
     time.sleep(0.5)
     assert reclaimer.runs == 1  # one reclaim for the whole burst
