@@ -241,6 +241,9 @@ def _train(args: argparse.Namespace) -> int:
         print(f"{end.reason}: {end.message}", file=sys.stderr, flush=True)
     summary = _summary(trainer, end, path, start_step, time.perf_counter() - started)
     say(f"saved {path}")
+    if summary["newton_schulz"]:
+        say(f"Muon's Newton-Schulz ran in {summary['newton_schulz']} (the faster format here, "
+            f"measured at the start)")
     if summary["val_loss"] is not None:
         say(f"final (step {summary['eval_step']:,}): train loss {summary['train_loss']:.4f}, "
             f"val loss {summary['val_loss']:.4f}")
@@ -328,11 +331,13 @@ def _load_corpus(args):
 
 
 def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
+    from playground.optim import format_names
     from playground.train import EvalRecord
 
     last_eval = next((r for r in reversed(trainer.history) if isinstance(r, EvalRecord)), None)
     steps = trainer.step - start_step
     cfg = trainer.config
+    muon = getattr(trainer.optimizer, "muon", None)  # MuonAdamW's half, when Muon is in use
     return {
         "step": trainer.step,
         "eval_step": last_eval.step if last_eval else None,
@@ -350,6 +355,8 @@ def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
         "block_size": trainer.block_size,
         "device": str(trainer.device),
         "dtype": str(trainer.dtype).removeprefix("torch."),
+        # Muon's Newton-Schulz format per matrix shape, as probed here ("" without Muon)
+        "newton_schulz": format_names(muon.formats) if muon else "",
         "bundle": str(path),
         "reason": end.reason,
     }

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import functools
 import math
 
 import torch
@@ -46,18 +47,26 @@ class BatchedMuon(torch.optim.Muon):
     torch's Muon orthogonalises one matrix at a time: twelve small bf16 products a matrix, so a
     3-layer model's step makes 60 calls of a few microseconds' work each, and their overhead is
     most of Muon's cost on a CPU. Here the matrices of one shape (after turning each to be wide,
-    as torch does) are stacked and iterated together with the same bf16 operations
-    (``baddbmm`` where torch has ``addmm``). The step rule is bit for bit torch's and the state
-    dict is torch's too (a run saved with either continues with the other); the batched bf16
-    products round some elements the other way, so the iterations equal torch's only within
-    bf16's rounding (tests).
+    as torch does) are stacked and iterated together (``baddbmm`` where torch has ``addmm``),
+    in the number format ``newton_schulz_dtype`` measured faster on this machine for that
+    shape: torch's bf16 where the CPU or GPU has bf16 units, float32 where bf16 is emulated
+    (30x slower on an AVX2-only CPU). The step rule is bit for bit torch's and the state dict
+    is torch's too (a run saved with either continues with the other); the iterations equal
+    torch's within bf16's rounding in either format (tests). ``formats`` says which format each
+    shape got, for the run's figures.
 
     >>> w = [torch.nn.Parameter(torch.randn(8, 4)) for _ in range(3)]
     >>> opt = BatchedMuon(w, lr=0.02)
     >>> for p in w: p.grad = torch.randn_like(p)
     >>> opt.step(); sorted(opt.state[w[0]])
     ['momentum_buffer']
+    >>> list(opt.formats)           # (rows, columns) once turned wide: the format probed for it
+    [(4, 8)]
     """
+
+    def __init__(self, params, **kwargs):
+        super().__init__(params, **kwargs)
+        self.formats: dict[tuple[int, int], torch.dtype] = {}
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -74,7 +83,7 @@ class BatchedMuon(torch.optim.Muon):
             torch._foreach_lerp_(bufs, grads, 1 - momentum)
             updates = ([g.lerp(b, momentum) for g, b in zip(grads, bufs)] if group["nesterov"]
                        else bufs)
-            for param, update in zip(params, _orthogonalised(updates, group)):
+            for param, update in zip(params, _orthogonalised(updates, group, self.formats)):
                 lr = _adjusted_lr(group["lr"], group["adjust_lr_fn"], param.shape)
                 param.mul_(1 - group["lr"] * group["weight_decay"])
                 param.add_(update, alpha=-lr)
@@ -91,27 +100,100 @@ def _adjusted_lr(lr: float, rule: str | None, shape: torch.Size) -> float:
     return lr * math.sqrt(max(1, rows / cols))
 
 
-def _orthogonalised(updates: list[torch.Tensor], group: dict[str, Any]) -> list[torch.Tensor]:
-    """torch's ``_zeropower_via_newtonschulz`` of each update, iterated a shape at a time."""
-    a, b, c = group["ns_coefficients"]
+def _orthogonalised(updates: list[torch.Tensor], group: dict[str, Any],
+                    formats: dict[tuple[int, int], torch.dtype] | None = None,
+                    dtype: torch.dtype | None = None) -> list[torch.Tensor]:
+    """torch's ``_zeropower_via_newtonschulz`` of each update, iterated a shape at a time.
+
+    Each shape runs in ``dtype`` when given, else in the format ``newton_schulz_dtype``
+    measured faster here; ``formats`` (when given) collects the format each shape used.
+    """
     by_shape: dict[tuple[int, int], list[int]] = {}
     for i, u in enumerate(updates):
         rows, cols = u.shape
         by_shape.setdefault((min(rows, cols), max(rows, cols)), []).append(i)
     out: list[torch.Tensor] = [torch.empty(0)] * len(updates)
-    for indices in by_shape.values():
+    for shape, indices in by_shape.items():
+        number = dtype or newton_schulz_dtype(str(updates[indices[0]].device), *shape)
+        if formats is not None:
+            formats[shape] = number
         tall = [updates[i].size(0) > updates[i].size(1) for i in indices]
-        wide = [updates[i].bfloat16().mT if t else updates[i].bfloat16()
+        wide = [updates[i].to(number).mT if t else updates[i].to(number)
                 for i, t in zip(indices, tall)]
         # each scaled by its own norm, computed as torch does: a norm per row of the stack
         # sums in another order and can round the other way
         x = torch.stack([w / w.norm().clamp(min=group["eps"]) for w in wide])  # (n, m, k)
-        for _ in range(group["ns_steps"]):
-            gram = torch.bmm(x, x.mT)
-            x = torch.baddbmm(x, torch.baddbmm(gram, gram, gram, beta=b, alpha=c), x, beta=a)
+        x = _newton_schulz(x, group["ns_coefficients"], group["ns_steps"])
         for i, t, y in zip(indices, tall, x.unbind(0)):
             out[i] = y.mT if t else y
     return out
+
+
+def _newton_schulz(x: torch.Tensor, coefficients: tuple[float, float, float],
+                   steps: int) -> torch.Tensor:
+    """``steps`` quintic iterations X <- aX + (bA + cA²)X, A = XXᵀ, on a stack (n, m, k), m <= k."""
+    a, b, c = coefficients
+    for _ in range(steps):
+        gram = torch.bmm(x, x.mT)  # (n, m, m)
+        x = torch.baddbmm(x, torch.baddbmm(gram, gram, gram, beta=b, alpha=c), x, beta=a)
+    return x
+
+
+# The probe's matrix is at most this many rows by four times as many columns: the ratio of the
+# two formats' speeds is the kernels', and an emulated bf16 iteration on a 768 x 3072 matrix
+# would take seconds on an AVX2-only CPU.
+NS_PROBE_MAX_ROWS = 256
+NS_PROBE_ROUNDS = 3
+NS_PROBE_CLEAR = 2.0  # one format this many times faster after a round settles it
+
+
+@functools.lru_cache(maxsize=64)
+def newton_schulz_dtype(device: str, rows: int, cols: int) -> torch.dtype:
+    """The faster number format for Newton-Schulz on a wide (rows, cols) matrix here: bfloat16
+    (torch's choice) or float32, timed on one iteration of each, once per process, device and
+    shape. A format must be faster to win; a tie goes to float32, the more precise.
+
+    Measured on two CPUs (one thread, a 128 x 512 stack): AMD EPYC with AVX512-BF16, bf16
+    1.6-2.3x faster; the same CPU limited to AVX2, bf16 emulated and 25-35x slower.
+
+    >>> newton_schulz_dtype("cpu", 8, 32) in (torch.bfloat16, torch.float32)
+    True
+    """
+    from playground.runtime.device import timed_seconds
+
+    place = torch.device(device)
+    scale = min(1.0, NS_PROBE_MAX_ROWS / rows)
+    m, k = max(1, round(rows * scale)), max(1, round(cols * scale))
+    with torch.random.fork_rng(devices=[]):
+        x = torch.randn(1, m, k, device=place)
+    x = x / x.norm()
+    coefficients = (3.4445, -4.775, 2.0315)  # torch's; any three time the same
+    best = {torch.bfloat16: math.inf, torch.float32: math.inf}
+    for number in best:  # the first run pays for allocation and kernel selection
+        _newton_schulz(x.to(number), coefficients, 1)
+    for _ in range(NS_PROBE_ROUNDS):
+        for number in best:
+            y = x.to(number)
+            seconds = timed_seconds(lambda: _newton_schulz(y, coefficients, 1), place)
+            best[number] = min(best[number], seconds)
+        slow, fast = max(best.values()), min(best.values())
+        if slow > NS_PROBE_CLEAR * fast:
+            break
+    return torch.bfloat16 if best[torch.bfloat16] < best[torch.float32] else torch.float32
+
+
+def format_names(formats: dict[tuple[int, int], torch.dtype]) -> str:
+    """The formats a Muon step used, for people: "bfloat16", "float32" or "128x384 float32, ...".
+
+    >>> format_names({(128, 384): torch.float32, (128, 256): torch.float32})
+    'float32'
+    >>> format_names({})
+    ''
+    """
+    names = {shape: str(number).removeprefix("torch.") for shape, number in formats.items()}
+    if len(set(names.values())) <= 1:
+        return next(iter(names.values()), "")
+    return ", ".join(f"{m}x{k} {name}" for (m, k), name in sorted(names.items()))
 
 
 class MuonAdamW:

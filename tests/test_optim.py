@@ -88,7 +88,15 @@ def _reference(model: GPT, cfg: TrainConfig):
     return muon, adamw
 
 
-def test_muon_steps_equal_torch_muon_and_adamw_used_directly():
+@pytest.fixture
+def torch_format(monkeypatch):
+    """Newton-Schulz in bf16, as torch's Muon has it, whatever the probe would pick here."""
+    from playground import optim
+
+    monkeypatch.setattr(optim, "newton_schulz_dtype", lambda device, rows, cols: torch.bfloat16)
+
+
+def test_muon_steps_equal_torch_muon_and_adamw_used_directly(torch_format):
     cfg = muon_config(weight_decay=0.1)
     ours_model, ref_model = tiny_model(tie_weights=False, bias=True), tiny_model(tie_weights=False, bias=True)
     ours = build_optimizer(ours_model, cfg, "cpu")
@@ -194,7 +202,8 @@ def test_continuing_with_the_other_optimiser_is_refused_in_plain_words(saved, as
 
 
 @pytest.mark.parametrize("nesterov, rule", [(True, None), (False, "match_rms_adamw")])
-def test_batched_muon_steps_as_torch_muon_for_matrices_of_every_orientation(nesterov, rule):
+def test_batched_muon_steps_as_torch_muon_for_matrices_of_every_orientation(nesterov, rule,
+                                                                             torch_format):
     """Wide, tall and square matrices, two of a shape and one alone: bit for bit torch's step
     (momentum, Nesterov, weight decay, step size, orientation) with the normalised momentum,
     and torch's state dict loads into the batched one mid-run."""
@@ -219,19 +228,67 @@ def test_batched_muon_steps_as_torch_muon_for_matrices_of_every_orientation(nest
         assert torch.equal(a, b) and not torch.equal(a, w)
 
 
-def test_batched_newton_schulz_orthogonalises_as_torch_does():
-    """The five iterations, batched, against torch's one matrix at a time on a 128-wide
-    model's shapes: the same up to bf16's rounding (a few in a thousand of the update's size),
-    and far from the momentum that went in."""
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32])
+def test_batched_newton_schulz_orthogonalises_as_torch_does(dtype):
+    """The five iterations, batched, in either format the probe may pick, against torch's one
+    matrix at a time (bf16) on a 128-wide model's shapes: the same up to bf16's rounding (a few
+    in a thousand of the update's size in bf16; float32 differs from torch's bf16 by about 1%,
+    what bf16 rounds away over five iterations, and from the same iterations in float64 by
+    float32's rounding), and far from the momentum that went in."""
     from torch.optim._muon import _zeropower_via_newtonschulz
 
     torch.manual_seed(0)
     updates = [torch.randn(s) for s in [(384, 128), (128, 128), (512, 128), (128, 512)] * 2]
     group = BatchedMuon([torch.nn.Parameter(u) for u in updates]).param_groups[0]
-    ours = _orthogonalised(updates, group)
+    formats = {}
+    ours = _orthogonalised(updates, group, formats, dtype=dtype)
+    assert formats == {(128, 384): dtype, (128, 128): dtype, (128, 512): dtype}
     for u, o in zip(updates, ours):
         ref = _zeropower_via_newtonschulz(u, group["ns_coefficients"], group["ns_steps"],
                                           group["eps"]).float()
-        assert o.shape == u.shape
-        assert (o.float() - ref).norm() / ref.norm() < 0.01
+        assert o.shape == u.shape and o.dtype == dtype
+        assert (o.float() - ref).norm() / ref.norm() < (0.01 if dtype == torch.bfloat16 else 0.02)
         assert (u / u.norm() - ref / ref.norm()).norm() > 0.2
+        if dtype == torch.float32:
+            exact = _newton_schulz_float64(u, group["ns_coefficients"], group["ns_steps"])
+            assert (o.double() - exact).norm() / exact.norm() < 1e-5
+
+
+def _newton_schulz_float64(u: torch.Tensor, coefficients, steps: int) -> torch.Tensor:
+    """torch's ``_zeropower_via_newtonschulz`` written out in float64 (its X = aX + BX, B =
+    bA + cA², A = XXᵀ, on the wide orientation)."""
+    a, b, c = coefficients
+    x = u.double().mT if u.size(0) > u.size(1) else u.double()
+    x = x / x.norm().clamp(min=1e-7)
+    for _ in range(steps):
+        gram = x @ x.mT
+        x = a * x + (b * gram + c * gram @ gram) @ x
+    return x.mT if u.size(0) > u.size(1) else x
+
+
+def test_the_newton_schulz_format_is_the_one_measured_faster(monkeypatch):
+    """The probe times one iteration in each format and keeps the faster; a tie goes to float32.
+    Its clock is replaced here, so each case is decided by the times it is given."""
+    from playground import optim
+    from playground.runtime import device
+
+    for bf16_s, fp32_s, expected in [(0.01, 0.02, torch.bfloat16), (0.30, 0.01, torch.float32),
+                                     (0.01, 0.01, torch.float32)]:
+        seconds = {torch.bfloat16: bf16_s, torch.float32: fp32_s}
+        # the work is one iteration; its result's format says which format was timed
+        monkeypatch.setattr(device, "timed_seconds",
+                            lambda work, place, seconds=seconds: seconds[work().dtype])
+        optim.newton_schulz_dtype.cache_clear()
+        assert optim.newton_schulz_dtype("cpu", 8, 24) == expected
+    optim.newton_schulz_dtype.cache_clear()
+
+
+def test_a_muon_step_records_the_format_each_shape_ran_in():
+    model = tiny_model()
+    opt = build_optimizer(model, muon_config(), "cpu")
+    for p in hidden_matrices(model):
+        p.grad = torch.randn_like(p)
+    opt.step()
+    d = model.config.n_embd
+    assert set(opt.muon.formats) == {(d, 3 * d), (d, d), (d, 4 * d)}
+    assert set(opt.muon.formats.values()) <= {torch.bfloat16, torch.float32}

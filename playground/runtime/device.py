@@ -201,15 +201,17 @@ def _median_matmul_seconds(
 
 def matmul_times(a: torch.Tensor, b: torch.Tensor, reps: int, device: torch.device) -> list[float]:
     """Wall seconds of ``reps`` runs of ``a @ b``, after one untimed run."""
-    times = []
-    for i in range(reps + 1):
-        _synchronize(device)
-        start = time.perf_counter()
-        a @ b
-        _synchronize(device)
-        if i:  # the first run pays for allocation and kernel selection
-            times.append(time.perf_counter() - start)
-    return times
+    timed_seconds(lambda: a @ b, device)  # the first run pays for allocation and kernel selection
+    return [timed_seconds(lambda: a @ b, device) for _ in range(reps)]
+
+
+def timed_seconds(work, device: torch.device) -> float:
+    """Wall seconds of one call of ``work()``, the device's queue drained before and after."""
+    _synchronize(device)
+    start = time.perf_counter()
+    work()
+    _synchronize(device)
+    return time.perf_counter() - start
 
 
 def _synchronize(device: torch.device) -> None:
