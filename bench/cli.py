@@ -27,6 +27,7 @@ SECTIONS = {
     "train": training.throughput,
     "app-path": training.app_overhead,
     "presets": speedrun.presets,
+    "estimates": speedrun.estimates,
     "ablations": speedrun.ablations,
     "scaling": speedrun.scaling,
     "gpu": speedrun.gpu,

@@ -13,6 +13,11 @@ zero-init, learned positions for RoPE), at the same token budget: the step at wh
 reached 1.88 (an evaluation every 40 steps, 50 batches), its val at the end and its training
 ms/step, so the page and the docs can say what each switch buys.
 
+``estimates``: the page's "about N on this machine" (``estimate.run_speed`` and
+``estimate_run``, made as the page makes it) over the run's real length, for every preset: each
+CPU preset trained to its end, each GPU recipe for its first 20 steps and 2 evaluations (whole,
+it takes hours here), its estimate made for that same length.
+
 ``scaling``: ms/step, tokens/s and MFU (against this machine's matmul peak measured in the same
 run) of the speedrun recipe at widths 64 to 512 and contexts 64 to 512, so users see where a CPU
 stops being the right tool.
@@ -21,6 +26,7 @@ stops being the right tool.
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -111,6 +117,46 @@ def presets(ctx: Context) -> list[Row]:
                 note=f"200 validation batches: {result['val_loss_200']:.4f} "
                      f"(eval_iters={train_cfg.eval_iters} at the hit)"),
         ]
+    return rows
+
+
+ESTIMATE_LIMIT = 1.5  # the page's estimate within 1.5x of the run, either way
+GPU_RECIPE_PROBE = {"max_steps": 20, "eval_interval": 10, "eval_iters": 10}
+
+
+def estimates(ctx: Context) -> list[Row]:
+    """For every preset: the page's estimate of its run here, the run itself (training,
+    evaluations and samples, as the page waits for them), and estimate / real."""
+    from playground import estimate
+
+    tok, train_ids, val_ids = char_data(ctx)
+    rows = []
+    for name, preset in PRESETS.items():
+        model_cfg = replace(preset.model, vocab_size=tok.vocab_size)
+        train_cfg = replace(preset.train, device="cpu")
+        note = ""
+        if preset.gpu_recipe:
+            train_cfg = replace(train_cfg, **GPU_RECIPE_PROBE)
+            note = "its first 20 steps and 2 evaluations; "
+        if ctx.quick:
+            model_cfg = quick_model(model_cfg)
+            train_cfg = replace(train_cfg, max_steps=6, eval_interval=3, eval_iters=2,
+                                batch_size=4, warmup_steps=1)
+        start = time.perf_counter()
+        guess = estimate.estimate_run(model_cfg, train_cfg, estimate.run_speed(model_cfg, train_cfg))
+        probe_s = time.perf_counter() - start
+        torch.manual_seed(train_cfg.seed)
+        trainer = Trainer(GPT(model_cfg), train_ids, val_ids, train_cfg, tokenizer=tok)
+        start = time.perf_counter()
+        for _ in trainer.run():
+            pass
+        real = time.perf_counter() - start
+        ratio = guess.seconds / real
+        rows.append(Row("estimates", f"{name}: estimate / real", ratio, "x",
+                        f"{1 / ESTIMATE_LIMIT:.2f}-{ESTIMATE_LIMIT:g}",
+                        met=1 / ESTIMATE_LIMIT <= ratio <= ESTIMATE_LIMIT,
+                        note=f"{note}estimated {guess.seconds:.1f} s (probe {probe_s:.1f} s), "
+                             f"took {real:.1f} s; {train_cfg.max_steps:,} steps"))
     return rows
 
 

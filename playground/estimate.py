@@ -6,9 +6,12 @@ Three parts, each a plain function or value:
   output layer, and Muon's Newton-Schulz iterations when it is the optimiser) and of one
   evaluation (forward only, over ``2 * eval_iters`` batches), from ``ModelConfig`` and
   ``TrainConfig`` alone;
-* a **speed** of this machine, ``Speed(flops_per_s, overhead_s)``: a pass costs its fixed
-  overhead (Python, kernel launches) plus its FLOPs at that rate. ``measure_speed`` fits both
-  numbers to two short training runs of probe models, once per process and device;
+* a **speed** of this machine for a run, ``Speed(flops_per_s, overhead_s)``: a step costs its
+  fixed overhead (Python, kernel launches, the optimiser) plus its FLOPs at that rate.
+  ``run_speed`` fits both numbers to the run's own step (its model with every switch, its
+  optimiser, number format and threads: ``Trainer`` itself) timed at two micro-batch sizes,
+  and its own evaluation, once per process and configuration; a run too large to step
+  cheaply here is priced from two fixed probe models instead (``measure_speed``);
 * an **estimate**, ``Estimate``: seconds per step and per evaluation, times how many are
   left, and ``refined`` from the run's own records as it goes (the measured step time, the
   measured length of the last evaluation).
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import math
 import os
 import statistics
@@ -56,6 +60,13 @@ PROBE_STEPS = 3  # timed steps per probe, after one warm-up step...
 MATMUL_ROWS_CAP = 2048
 MATMUL_REPS = 8
 PROBE_BUDGET_S = 0.6  # ...or fewer (one at least) once a probe has taken this long (busy cores)
+# The run's own step is timed at micro-batches of up to this many tokens (a quarter of it for
+# the second point): the time grows linearly beyond, and a GPU recipe's whole batch would take
+# seconds a step on a CPU.
+OWN_PROBE_TOKENS = 2048
+# A run whose own step at that size would need more memory than this is priced from the probe
+# models: the estimate is asked for before admission, and must not itself fill the machine.
+OWN_PROBE_MAX_BYTES = 600 * 2**20
 
 
 # --- FLOPs --------------------------------------------------------------------------------
@@ -141,14 +152,17 @@ class Speed:
     """
 
     flops_per_s: float
-    overhead_s: float  # per training step; a forward-only pass pays about half of it
+    overhead_s: float  # per training step
     device: str = "cpu"
+    # per forward-only pass, where measured; else half a step's
+    forward_overhead_s: float | None = None
 
     def step_seconds(self, flops: float) -> float:
         return self.overhead_s + flops / self.flops_per_s
 
     def forward_seconds(self, flops: float) -> float:
-        return self.overhead_s / 2 + flops / self.flops_per_s
+        overhead = self.overhead_s / 2 if self.forward_overhead_s is None else self.forward_overhead_s
+        return overhead + flops / self.flops_per_s
 
 
 def fit_speed(small: tuple[float, float], large: tuple[float, float], device: str = "cpu") -> Speed:
@@ -238,9 +252,91 @@ def matmul_rate(device: str, dtype: str, rows: int, width: int) -> float:
 
 
 def run_speed(model: ModelConfig, train: TrainConfig) -> Speed:
-    """The ``Speed`` a run of these configs would see: the device and number format it would
-    use (``pick_device``, ``pick_dtype``), the probes' rate scaled by how much faster this
-    machine multiplies the run's matrices than the probe's (wide matrices are faster per FLOP).
+    """The ``Speed`` a run of these configs sees here: its own step and evaluation timed
+    (``own_step_speed``), or, for a run too large to step cheaply, the probe models' speed
+    scaled to its matrices (``probe_speed``).
+    """
+    from playground.model import estimate_memory
+
+    probe = _own_probe_train(model, train, _own_probe_batches(model, train)[1])
+    if estimate_memory(model, probe) <= OWN_PROBE_MAX_BYTES:
+        return own_step_speed(model, _speed_key(train))
+    return probe_speed(model, train)
+
+
+def _speed_key(train: TrainConfig) -> TrainConfig:
+    """``train`` without the settings that do not change what a step costs, so runs that
+    differ only in them share one measurement."""
+    return dataclasses.replace(train, max_steps=1, eval_interval=1, eval_iters=1, sample_tokens=0,
+                               seed=0, warmup_steps=0, lr_decay_steps=0)
+
+
+def _own_probe_batches(model: ModelConfig, train: TrainConfig) -> tuple[int, int]:
+    """(small, large): the micro-batches, in sequences, at which the run's own step is timed."""
+    micro = train.batch_size // train.grad_accum
+    large = max(1, min(micro, OWN_PROBE_TOKENS // model.block_size))
+    return max(1, large // 4), large
+
+
+def _own_probe_train(model: ModelConfig, train: TrainConfig, batch: int) -> TrainConfig:
+    # one micro-batch a step, no compile (its 30 s warm-up is the run's, refined as it goes)
+    return dataclasses.replace(train, batch_size=batch, grad_accum=1, max_steps=PROBE_STEPS + 1,
+                               eval_iters=1, sample_tokens=0, compile=False)
+
+
+def own_step_speed(model: ModelConfig, train: TrainConfig) -> Speed:
+    """This machine's ``Speed`` for the run's own step: a ``Trainer`` of these configs (every
+    switch, the optimiser, the device, number format and threads it would pick) on random
+    tokens, timed at two micro-batch sizes after a warm-up step, and its evaluation's forward
+    pass; once per process and configuration, PyTorch's random state left as it was.
+    """
+    # the configs are mutable dataclasses, so the cache is keyed on their fields
+    return _own_step_speed(json.dumps(dataclasses.asdict(model), sort_keys=True),
+                           json.dumps(dataclasses.asdict(train), sort_keys=True))
+
+
+@functools.lru_cache(maxsize=32)
+def _own_step_speed(model_fields: str, train_fields: str) -> Speed:
+    from playground.model import GPT
+    from playground.train import Trainer
+
+    model, train = ModelConfig(**json.loads(model_fields)), TrainConfig(**json.loads(train_fields))
+    points, trainer = [], None
+    with torch.random.fork_rng(devices=[]):
+        for batch in _own_probe_batches(model, train):
+            cfg = _own_probe_train(model, train, batch)
+            ids = torch.randint(0, model.vocab_size, ((batch + 2) * (model.block_size + 1),))
+            trainer = Trainer(GPT(model), ids, ids, cfg)
+            points.append((step_flops(model, cfg), _median_step_seconds(trainer)))
+        trainer.evaluate()  # the first pays for allocation
+        start = time.perf_counter()
+        trainer.evaluate()  # one batch of each split: two forward passes
+        forward_s = (time.perf_counter() - start) / 2
+    speed = fit_speed(points[0], points[1], trainer.device.type)
+    forward_flops = forward_flops_per_token(model) * trainer.micro_batch * model.block_size
+    return dataclasses.replace(
+        speed, forward_overhead_s=max(0.0, forward_s - forward_flops / speed.flops_per_s))
+
+
+def _median_step_seconds(trainer) -> float:
+    """Median seconds of ``trainer``'s optimiser steps after one warm-up step; fewer once
+    ``PROBE_BUDGET_S`` is spent (busy cores)."""
+    def one_step() -> float:
+        start = time.perf_counter()
+        trainer._train_step(lambda: 0.0)
+        return time.perf_counter() - start
+
+    one_step()  # the first step pays for allocation and kernel selection
+    times = [one_step()]
+    while len(times) < PROBE_STEPS and sum(times) < PROBE_BUDGET_S:
+        times.append(one_step())
+    return statistics.median(times)
+
+
+def probe_speed(model: ModelConfig, train: TrainConfig) -> Speed:
+    """The ``Speed`` of the probe models (AdamW, float32 or the run's number format), scaled by
+    how much faster this machine multiplies the run's matrices than the probe's (wide matrices
+    are faster per FLOP): the price of a run too large to step here for an estimate.
     """
     from playground.runtime.device import pick_device, pick_dtype
 
@@ -336,7 +432,7 @@ def estimate_run(model: ModelConfig, train: TrainConfig, speed: Speed, *, done: 
     is still to come. Sampling costs a forward pass of one token per sampled token.
     """
     passes = 2 * train.eval_iters  # forward passes: eval_iters batches of each split
-    eval_s = passes * speed.overhead_s / 2 + eval_flops(model, train) / speed.flops_per_s
+    eval_s = passes * speed.forward_seconds(0.0) + eval_flops(model, train) / speed.flops_per_s
     if train.sample_tokens:
         per_token = speed.forward_seconds(forward_flops_per_token(model))
         eval_s += train.sample_tokens * per_token

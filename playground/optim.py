@@ -174,7 +174,7 @@ def newton_schulz_dtype(device: str, rows: int, cols: int) -> torch.dtype:
     for _ in range(NS_PROBE_ROUNDS):
         for number in best:
             y = x.to(number)
-            seconds = timed_seconds(lambda: _newton_schulz(y, coefficients, 1), place)
+            seconds = timed_seconds(lambda y=y: _newton_schulz(y, coefficients, 1), place)
             best[number] = min(best[number], seconds)
         slow, fast = max(best.values()), min(best.values())
         if slow > NS_PROBE_CLEAR * fast:

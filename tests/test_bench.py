@@ -4,6 +4,7 @@ No timing is asserted anywhere: the figures are the suite's output, not a test's
 """
 
 import json
+import re
 
 import pytest
 import torch
@@ -270,11 +271,12 @@ def test_unknown_section_is_refused():
 
 
 def test_speedrun_sections_run_quick_and_hold_their_targets(tmp_path):
-    """The presets, ablations, scaling and gpu sections in smoke mode: every row is there, the
-    ratios divide by nanoGPT's wall from the same run, and the gpu rows skip without CUDA."""
+    """The presets, estimates, ablations, scaling and gpu sections in smoke mode: every row is
+    there, the ratios divide by nanoGPT's wall from the same run, every preset's estimate is
+    divided by its own run's time, and the gpu rows skip without CUDA."""
     out = tmp_path / "results.json"
-    assert cli.main(["--quick", "--only", "presets", "--only", "ablations", "--only", "scaling",
-                     "--only", "gpu", "--out", str(out)]) == 0
+    assert cli.main(["--quick", "--only", "presets", "--only", "estimates", "--only", "ablations",
+                     "--only", "scaling", "--only", "gpu", "--out", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
     by_metric = {r["metric"]: r for r in rows}
     nanogpt = by_metric["nanoGPT CPU recipe, wall to its last evaluation"]["value"]
@@ -285,6 +287,10 @@ def test_speedrun_sections_run_quick_and_hold_their_targets(tmp_path):
     ablation_rows = [r["metric"] for r in rows if r["section"] == "ablations"]
     assert ablation_rows == [f"{name}: val at the end" for name in variants]
     assert sum(r["section"] == "scaling" for r in rows) == 2
+    estimate_rows = [r for r in rows if r["section"] == "estimates"]
+    assert [r["metric"] for r in estimate_rows] == [f"{name}: estimate / real" for name in PRESETS]
+    for row in estimate_rows:
+        assert row["value"] > 0 and re.search(r"estimated [0-9.]+ s .*took [0-9.]+ s", row["note"])
     gpu_rows = [r for r in rows if r["section"] == "gpu"]
     if not torch.cuda.is_available():
         assert [r["value"] for r in gpu_rows] == [None, None]

@@ -163,16 +163,65 @@ def test_measure_speed_is_measured_once_and_leaves_the_random_state_alone():
     assert est.measure_speed("cpu", "float32") is speed
 
 
-def test_run_speed_scales_the_probes_rate_by_the_runs_matrices(monkeypatch):
+def test_probe_speed_scales_the_probes_rate_by_the_runs_matrices(monkeypatch):
     est.measure_speed.cache_clear()
     monkeypatch.setattr(est, "measure_speed", lambda device, dtype: est.Speed(1e10, 0.002, device))
     rates = {64 * 4: 1e10}  # rows of the probe's matmul
     monkeypatch.setattr(est, "matmul_rate",
                         lambda device, dtype, rows, width: rates.get(rows, 4e10))
     preset = PRESETS["nanogpt-cpu"]
-    speed = est.run_speed(dataclasses.replace(preset.model, vocab_size=65),
-                          dataclasses.replace(preset.train, device="cpu"))
+    speed = est.probe_speed(dataclasses.replace(preset.model, vocab_size=65),
+                            dataclasses.replace(preset.train, device="cpu"))
     assert speed.flops_per_s == pytest.approx(4e10) and speed.overhead_s == 0.002
+
+
+@pytest.mark.parametrize("optimizer", ["adamw", "muon"])
+def test_run_speed_times_the_runs_own_step_once_per_configuration(monkeypatch, optimizer):
+    """The estimate steps a Trainer of the run's own configs (its optimiser included) at two
+    micro-batch sizes, and a run differing only in its length or seed reuses the measurement."""
+    from playground.optim import BatchedMuon
+
+    batches, muon_steps = [], []
+    real_step, real_muon = Trainer._train_step, BatchedMuon.step
+
+    def counted_step(self, elapsed):
+        batches.append(self.micro_batch)
+        return real_step(self, elapsed)
+
+    def counted_muon(self, closure=None):
+        muon_steps.append(1)
+        return real_muon(self, closure)
+
+    monkeypatch.setattr(Trainer, "_train_step", counted_step)
+    monkeypatch.setattr(BatchedMuon, "step", counted_muon)
+    est._own_step_speed.cache_clear()
+    model = ModelConfig(vocab_size=65, block_size=16, n_layer=1, n_head=2, n_embd=16)
+    train = TrainConfig(batch_size=8, optimizer=optimizer, device="cpu", dtype="float32")
+    before = torch.get_rng_state()
+    speed = est.run_speed(model, train)
+    assert torch.equal(torch.get_rng_state(), before)
+    assert sorted(set(batches)) == [2, 8]  # a quarter of the micro-batch, and all of it
+    assert bool(muon_steps) == (optimizer == "muon") and len(muon_steps) in (0, len(batches))
+    assert speed.flops_per_s > 0 and speed.overhead_s >= 0 and speed.forward_overhead_s >= 0
+    steps = len(batches)
+    again = est.run_speed(model, dataclasses.replace(train, max_steps=9, seed=4, eval_iters=3))
+    assert again is speed and len(batches) == steps
+    est._own_step_speed.cache_clear()
+
+
+def test_a_run_too_large_to_step_here_is_priced_from_the_probe_models(monkeypatch):
+    monkeypatch.setattr(est, "OWN_PROBE_MAX_BYTES", 1)
+    priced = est.Speed(1e10, 0.002)
+    monkeypatch.setattr(est, "probe_speed", lambda model, train: priced)
+    monkeypatch.setattr(est, "own_step_speed", lambda model, train: pytest.fail("stepped"))
+    assert est.run_speed(ModelConfig(), TrainConfig(device="cpu")) is priced
+
+
+def test_an_evaluation_pays_the_measured_forward_overhead_per_pass():
+    model, train = ModelConfig(vocab_size=65), TrainConfig(eval_iters=10, sample_tokens=0)
+    plain = est.estimate_run(model, train, est.Speed(1e10, 0.010))
+    measured = est.estimate_run(model, train, est.Speed(1e10, 0.010, forward_overhead_s=0.001))
+    assert plain.eval_s - measured.eval_s == pytest.approx(20 * (0.005 - 0.001))
 
 
 def test_the_warning_limit_and_durations():
