@@ -64,9 +64,12 @@ PROBE_BUDGET_S = 0.6  # ...or fewer (one at least) once a probe has taken this l
 # the second point): the time grows linearly beyond, and a GPU recipe's whole batch would take
 # seconds a step on a CPU.
 OWN_PROBE_TOKENS = 2048
-# A run whose own step at that size would need more memory than this is priced from the probe
-# models: the estimate is asked for before admission, and must not itself fill the machine.
-OWN_PROBE_MAX_BYTES = 600 * 2**20
+# A run whose own step at that size would need more memory or work than this is priced from
+# the probe models: the estimate is asked for before admission and on every change of the
+# settings, and must not itself fill or hold the machine (10 GFLOP: a few tenths of a second a
+# step on two cores; a GPU recipe's model takes seconds a step here).
+OWN_PROBE_MAX_BYTES = 256 * 2**20
+OWN_PROBE_MAX_FLOPS = 10e9
 
 
 # --- FLOPs --------------------------------------------------------------------------------
@@ -259,7 +262,8 @@ def run_speed(model: ModelConfig, train: TrainConfig) -> Speed:
     from playground.model import estimate_memory
 
     probe = _own_probe_train(model, train, _own_probe_batches(model, train)[1])
-    if estimate_memory(model, probe) <= OWN_PROBE_MAX_BYTES:
+    if (estimate_memory(model, probe) <= OWN_PROBE_MAX_BYTES
+            and step_flops(model, probe) <= OWN_PROBE_MAX_FLOPS):
         return own_step_speed(model, _speed_key(train))
     return probe_speed(model, train)
 

@@ -96,6 +96,15 @@ def measure(spec: dict) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# What the kernels take beside the tensors depends on the CPU (its matmul library's packing
+# buffers and blocking): the small presets' peaks are estimated closely on an AVX512-AMX Xeon
+# (0.85-1.07 of the estimate) but come in lower on an AMD EPYC (tiny 0.67, nanogpt-cpu 0.75;
+# AVX2-only: tiny 0.69). Under-estimating is the danger and is held to 1.3x on every run; an
+# over-estimate of a run this small is tens of MB, which decides no admission, so from below a
+# run may also be within this many bytes of its estimate.
+SMALL_OVERESTIMATE = 32 * 2**20
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/clear_refs").exists(), reason="reads Linux's /proc")
 @pytest.mark.parametrize("name", list(RUNS))
@@ -106,4 +115,5 @@ def test_the_measured_peak_of_a_whole_run_is_within_1_3x_of_the_estimate(name):
     if name == "100M":
         assert 99e6 < figures["params"] < 101e6
     ratio = figures["peak"] / figures["estimate"]
-    assert 1 / 1.3 <= ratio <= 1.3, figures
+    assert ratio <= 1.3, figures
+    assert ratio >= 1 / 1.3 or figures["estimate"] - figures["peak"] <= SMALL_OVERESTIMATE, figures

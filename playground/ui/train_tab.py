@@ -204,7 +204,9 @@ def run_estimate(model_cfg: ModelConfig, train_cfg: TrainConfig, *,
     if zerogpu.ON_ZERO_GPU:
         return None
     try:
-        speed = estimate.run_speed(model_cfg, train_cfg)
+        # the probe steps the run's model: a turn of the machine, as any job
+        with fairshare.MACHINE.turn():
+            speed = estimate.run_speed(model_cfg, train_cfg)
     except ConfigError:  # a device this machine lacks: the settings line says so
         return None
     except Exception:  # a failed probe must not stop the page; the run refines its own
