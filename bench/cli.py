@@ -80,8 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     meta["seconds"] = round(time.perf_counter() - start, 1)
     out = args.out or DEFAULT_OUT
     write_json(out, meta, rows)
-    print(f"{meta['date']} | {meta['cpu']} | {meta['cpu_count']} CPUs, {meta['torch_threads']} "
-          f"torch threads | torch {meta['torch']} | load average at start {meta['load_average_at_start']}")
+    print(f"{meta['date']} | {meta['cpu']}, {meta['cpu_kind']} ({' '.join(meta['cpu_flags'])}) | "
+          f"{meta['cpu_count']} CPUs, {meta['torch_threads']} torch threads | torch {meta['torch']} "
+          f"| bf16 autocast fast: {meta['bf16_autocast_fast']}, Newton-Schulz in "
+          f"{meta['newton_schulz_128x256']} | load average at start {meta['load_average_at_start']}")
     print(format_table(rows, markdown=args.markdown))
     print(f"\n{len(rows)} figures in {meta['seconds']:.0f} s; JSON written to {out}")
     return 0

@@ -184,14 +184,24 @@ def machine_info() -> dict[str, Any]:
         load = os.getloadavg()
     except OSError:
         load = None
-    from playground.runtime.device import cpu_has_amx
+    from playground.optim import newton_schulz_dtype
+    from playground.runtime.device import cpu_bf16_is_fast, cpu_has_amx
 
+    capability = torch.backends.cpu.get_cpu_capability()
     info = {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         "cpu": cpu,
         "cpu_count": os.cpu_count(),
         "amx_bf16": cpu_has_amx(),
         "cpu_flags": flags,
+        # the kind of CPU the figures hold for: its flags, and the kernels PyTorch uses on it
+        # (ATEN_CPU_CAPABILITY and ONEDNN_MAX_CPU_ISA can hold a CPU to fewer than it has)
+        "cpu_kind": cpu_kind(flags, capability),
+        "torch_cpu_capability": capability,
+        "onednn_max_cpu_isa": os.environ.get("ONEDNN_MAX_CPU_ISA"),
+        # the formats this process's probes picked
+        "bf16_autocast_fast": cpu_bf16_is_fast(),
+        "newton_schulz_128x256": str(newton_schulz_dtype("cpu", 128, 256)).removeprefix("torch."),
         "torch_threads": torch.get_num_threads(),
         "torch": torch.__version__,
         "python": platform.python_version(),
@@ -199,6 +209,27 @@ def machine_info() -> dict[str, Any]:
         "load_average_at_start": load,
     }
     return info
+
+
+def cpu_kind(flags: list[str], capability: str) -> str:
+    """A name for the kind of CPU: what decides bf16's speed here.
+
+    >>> cpu_kind(["avx2", "avx512f", "avx512_bf16"], "AVX512"), cpu_kind(["avx2"], "AVX2")
+    ('AVX512-BF16', 'AVX2 only')
+    >>> cpu_kind(["avx2", "avx512f", "avx512_bf16"], "AVX2")   # held to AVX2 by the environment
+    'AVX2 only (limited by ATEN_CPU_CAPABILITY)'
+    """
+    if "amx_bf16" in flags:
+        kind = "AMX"
+    elif "avx512_bf16" in flags:
+        kind = "AVX512-BF16"
+    elif "avx512f" in flags:
+        kind = "AVX512"
+    else:
+        kind = "AVX2 only" if "avx2" in flags else "no AVX2"
+    if capability == "AVX2" and kind not in ("AVX2 only", "no AVX2"):
+        return "AVX2 only (limited by ATEN_CPU_CAPABILITY)"
+    return kind
 
 
 def write_json(path: Path, meta: dict[str, Any], rows: list[Row]) -> Path:
