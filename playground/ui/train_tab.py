@@ -47,12 +47,12 @@ from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
 from playground import prepare
 from playground.prepare import PreparedRun, check_memory, prepare_run
-from playground.runtime import fairshare, hosting
+from playground.runtime import fairshare, hosting, zerogpu
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
-from playground.ui import health_panel, loss_panel, zerogpu
+from playground.ui import health_panel, loss_panel
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import (Session, TrainedModel, check_bundle_room, default_corpus,
