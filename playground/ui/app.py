@@ -23,7 +23,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from playground.runtime import fairshare
-from playground.ui import guard, reattach
+from playground.server import guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,

@@ -45,7 +45,7 @@ from fastapi import HTTPException
 from playground.i18n import pick_language, t
 from playground.runtime.files import human_bytes
 from playground.runtime.sessions import NewSessionLedger, new_sessions_per_minute
-from playground.ui import reattach
+from playground.server import reattach
 
 log = logging.getLogger("playground.ui")
 
