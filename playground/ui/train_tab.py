@@ -881,7 +881,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
                show_progress="hidden")
     upload.upload(fairshare.in_turns(upload_bundle), [session, upload],
                   [session, continue_training, plot, status, *settings],
-                  concurrency_limit=concurrency_limit, concurrency_id="compute",  # guard.py
+                  concurrency_limit=concurrency_limit, concurrency_id="compute",  # server/guard.py
                   api_name="upload_bundle", show_progress="hidden")
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,
