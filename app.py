@@ -9,7 +9,7 @@ import os
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
-from playground.ui import zerogpu  # noqa: E402,F401  (imports `spaces` before torch touches CUDA)
+from playground.runtime import zerogpu  # noqa: E402,F401  (imports `spaces` before torch touches CUDA)
 from playground.ui.app import build_demo, launch  # noqa: E402
 
 demo = build_demo()

@@ -790,7 +790,7 @@ def disk(attack: Attack) -> list[Row]:
                     for _ in range(n)]
     taken = sum(r.status_code == 200 for r in statuses)
     refused = next((r.text for r in statuses if r.status_code != 200), "")
-    from playground.ui.guard import UPLOAD_BYTES_PER_HOUR
+    from playground.server.guard import UPLOAD_BYTES_PER_HOUR
 
     limit_mb = UPLOAD_BYTES_PER_HOUR / 2**20
     rows.append(attack.row(7, f"{n} uploads of {size / 2**20:.1f} MB, no session: disk growth",

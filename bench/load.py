@@ -169,6 +169,7 @@ def classroom(ctx: Context) -> list[Row]:
     from playground.config import DEFAULT_PRESET
     from playground.runtime import fairshare
     from playground.runtime.device import RECLAIM_MAX_WAIT_S, RECLAIM_QUIET_S, RECLAIMER
+    from playground.server import gradio_internals
     from playground.ui import train_tab
     from playground.ui.app import build_demo, end_session, launch
 
@@ -186,8 +187,7 @@ def classroom(ctx: Context) -> list[Row]:
         # stays that of one: 12 x 1,100 steps); each visitor gives up after 45 min
         visits = visitors_elsewhere(url, settings, n, timeout_s=2700)
         # the lesson ends: every tab closes (a client without a page token is freed at once)
-        holder = demo.server_app.state_holder
-        for session_hash in list(holder.session_data):
+        for session_hash in gradio_internals.session_hashes(demo):
             end_session(demo, session_hash)
         # the app gives the freed memory back once the frees stop (device.Reclaimer)
         deadline = time.monotonic() + RECLAIM_QUIET_S + RECLAIM_MAX_WAIT_S + 30

@@ -64,6 +64,17 @@ def tiny_text(shakespeare_text) -> str:
 
 
 @pytest.fixture
+def ready(tiny_text):
+    """A session with a pasted corpus and a character tokenizer, as a visitor's after tabs 1-2
+    (the page's handler tests, tests/ui/, and the ZeroGPU runs, tests/runtime/)."""
+    from playground.ui import corpus_tab, tokenizer_tab
+
+    session = corpus_tab.use_corpus(None, "Paste text", None, tiny_text)[0]
+    tokenizer_tab.train_tokenizer_handler(session, "char", 512)
+    return session
+
+
+@pytest.fixture
 def corpus_file(tmp_path, tiny_text) -> Path:
     """``tiny_text`` in a file, for the command line's ``--corpus``."""
     path = tmp_path / "corpus.txt"

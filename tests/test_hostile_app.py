@@ -19,7 +19,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from playground.ui import guard, tokenizer_tab
+from playground.server import guard
+from playground.ui import tokenizer_tab
 from playground.ui.app import QUEUE_MAX_SIZE, build_demo, launch
 
 HELD_OPEN_S = 60  # the gate's own limit: a test that fails cannot hold the server forever

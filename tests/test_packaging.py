@@ -52,6 +52,24 @@ def test_no_two_test_files_share_a_name():
     assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}
 
 
+def test_the_core_imports_no_gradio():
+    """Every module of the core (all of ``playground`` but the page, ``playground.ui``, and what
+    serves it, ``playground.server``) imports without Gradio, found by its files, so
+    a new module is checked without a line here."""
+    package = ROOT / "playground"
+    core = sorted(".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+                  for path in package.rglob("*.py")
+                  if path.relative_to(package).parts[0] not in ("ui", "server", "__main__.py"))
+    assert len(core) > 40 and "playground.runtime.zerogpu" in core
+    # (by file, not pkgutil.walk_packages: that imports every package it walks, ui/ too)
+    code = (f"import importlib, sys\nfor name in {core!r}: importlib.import_module(name)\n"
+            "print('gradio' in sys.modules, any(m.startswith(('playground.ui', 'playground.server'))"
+            " for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         timeout=300)
+    assert out.stdout.split() == ["False", "False"], out.stderr
+
+
 def test_console_scripts_name_the_cli_and_the_app():
     assert PYPROJECT["project"]["scripts"] == SCRIPTS
 

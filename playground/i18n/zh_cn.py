@@ -51,7 +51,7 @@ ZH_CN: dict[str, str] = {
         "{part}数据的词元编号从 {low} 到 {high}，但模型只认识 {vocab_size} 个词元（0 到 {last}）。"
         "请用分词器的 vocab_size 来构建模型。",
     "Stopped at step {step} as asked.": "已按要求在第 {step} 步停止。",
-    # --- ZeroGPU chunks (playground.ui.zerogpu) ---
+    # --- ZeroGPU chunks (playground.runtime.zerogpu) ---
     "ZeroGPU gave no more GPU time to this run ({reason}). It stopped at step {step} and its "
     "model is kept: download it below, or continue training once the quota allows (visitors "
     "logged in to Hugging Face get more).":

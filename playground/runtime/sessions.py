@@ -15,7 +15,7 @@ cannot use it to claim a model, and whoever reads the server's folders finds onl
   (``session_capacity``, sized to the machine's memory): empty sessions first, then those with
   work but no model, then models whose page has closed; never a model a page holds.
 
-Nothing here imports Gradio; the page's side is ``playground.ui.reattach``.
+Nothing here imports Gradio; the server's side is ``playground.server.reattach``.
 
 >>> registry, session = SessionRegistry(grace_s=600), ["a session"]
 >>> token = new_token()

@@ -23,7 +23,7 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from playground.runtime import fairshare
-from playground.ui import guard, reattach
+from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
@@ -182,7 +182,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         # gr.State calls Session() for each visitor; the callback frees the model and files
         session = gr.State(new_session, time_to_live=ttl, delete_callback=reattach.release_held)
         token = reattach.token_state()  # the browser's secret: a reload finds its session again
-        session.keep_in_cache = LIVE_FILES  # the hourly sweep leaves live sessions' files alone
+        gradio_internals.keep_in_cache(session, LIVE_FILES)  # the hourly sweep spares them
         with gr.Tabs() as tabs:
             with gr.Tab(tr("tab_corpus"), id="corpus"):
                 corpus = corpus_tab.build(session)
@@ -250,7 +250,10 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     Locked down whatever the caller passes: Gradio serves only its own temporary folder
     (no ``allowed_paths``, and ``GRADIO_ALLOWED_PATHS`` is ignored), uploads are capped at
     ``MAX_FILE_SIZE``, no run history is recorded, and nothing is shared through a tunnel.
+    Refuses (``gradio_internals.UnsupportedGradio``) to start on a Gradio the server was not
+    made for, saying which versions work.
     """
+    gradio_internals.check_gradio(demo)  # before anything touches Gradio's private parts
     on_spaces = os.environ.get("SYSTEM") == "spaces" or bool(os.environ.get("SPACE_ID"))
     options = dict(
         server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),

@@ -42,7 +42,8 @@ from playground.insight.timeline import sample_rows, timeline_html
 from playground.plots import display_token
 from playground.runtime.execution import cpu_threads
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
-from playground.ui import loss_panel, train_tab, zerogpu
+from playground.runtime import zerogpu
+from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
 from playground.ui.session import Session, TrainedModel, ensure
 from playground.ui.settings import PageSettings, takes_settings

@@ -47,12 +47,12 @@ from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
 from playground import prepare
 from playground.prepare import PreparedRun, check_memory, prepare_run
-from playground.runtime import fairshare, hosting
+from playground.runtime import fairshare, hosting, zerogpu
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
-from playground.ui import health_panel, loss_panel, zerogpu
+from playground.ui import health_panel, loss_panel
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import (Session, TrainedModel, check_bundle_room, default_corpus,
@@ -883,7 +883,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
                show_progress="hidden")
     upload.upload(fairshare.in_turns(upload_bundle), [session, upload],
                   [session, continue_training, plot, status, *settings],
-                  concurrency_limit=concurrency_limit, concurrency_id="compute",  # guard.py
+                  concurrency_limit=concurrency_limit, concurrency_id="compute",  # server/guard.py
                   api_name="upload_bundle", show_progress="hidden")
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,

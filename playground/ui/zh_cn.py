@@ -27,7 +27,7 @@ ZH_CN: dict[str, str] = {
     "push": "推送到 Hub",
     "The model is training right now: wait for the run to end (or press Stop), then {action} it.":
         "模型正在训练：请等这次运行结束（或点击“停止”），然后再{action}。",
-    # --- the page's door (ui.guard): requests and jobs refused before Gradio takes them ---------
+    # --- the page's door (server.guard): requests and jobs refused before Gradio takes them -----
     "This request is larger than the {limit} this page takes, so it was not read. For a long "
     "text, upload it as a file (up to 5 MB).":
         "这个请求超过了本页面接受的 {limit}，所以没有读取。长文本请作为文件上传（最多 5 MB）。",
@@ -308,7 +308,7 @@ ZH_CN: dict[str, str] = {
     "Recent training loss {loss} at step {step}.": "第 {step} 步时最近的训练损失为 {loss}。",
     "Recent training loss {loss} at step {step} (no evaluation since step {eval_step}).":
         "第 {step} 步时最近的训练损失为 {loss}（第 {eval_step} 步之后没有再评估）。",
-    # --- coming back (ui.reattach) and new sessions (ui.guard) -----------------------------------
+    # --- coming back (server.reattach) and new sessions (server.guard) ---------------------------
     "Stopped at step {step}: the page was closed, and the model was kept for its return.":
         "在第 {step} 步停止：页面关闭了，模型已为你回来保留。",
     "**Welcome back.** The server restarted since your last visit; your model was saved before "

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from playground.checkpoint import load_bundle
-from playground.ui import reattach
+from playground.server import reattach
 from playground.ui.session import Session
 
 pytestmark = pytest.mark.e2e

@@ -15,7 +15,7 @@ from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            tokenizer_tab, train_tab)
 from playground.ui.session import Session, TrainedModel, app_temp_dir
-from playground.ui.zerogpu import ChunkedRun, LocalRun
+from playground.runtime.zerogpu import ChunkedRun, LocalRun
 
 from checks import TINY, page_settings
 
@@ -325,7 +325,7 @@ def test_chunked_run_equals_one_straight_run(ready):
 def test_runs_are_local_unless_chunked(ready, tmp_path):
     from playground.config import ModelConfig, TrainConfig
     from playground.prepare import prepare_run
-    from playground.ui.zerogpu import start_run
+    from playground.runtime.zerogpu import start_run
 
     plan = prepare_run(ready.corpus, ready.tokenizer,
                        ModelConfig(block_size=4, n_layer=1, n_head=1, n_embd=4),

@@ -45,6 +45,7 @@ from playground.export.links import KEYS as LINK_KEYS
 from playground.i18n import msg, normalize_language, t
 from playground.runtime import disk, sessions
 from playground.runtime.device import RECLAIMER, available_memory
+from playground.server import gradio_internals
 from playground.train import EndRecord, EvalRecord
 from playground.ui import loss_panel, train_tab
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
@@ -105,53 +106,38 @@ def has_work(session: Session) -> bool:
 
 # --- who holds a session --------------------------------------------------------------------
 
-def _holders(demo: gr.Blocks):
-    app = getattr(demo, "server_app", None)
-    return getattr(app, "state_holder", None)
-
-
-def holding(session: Session) -> list[tuple[Any, str]]:
-    """(state holder, session hash) of every Gradio entry whose state holds ``session``."""
+def holding(session: Session) -> list[tuple[gr.Blocks, str]]:
+    """(demo, session hash) of every Gradio entry whose state holds ``session``."""
     found = []
     for demo in list(SERVED):
-        holder = _holders(demo)
-        if holder is None or not getattr(demo, "is_running", False):
+        if not gradio_internals.serves_sessions(demo) or not gradio_internals.is_running(demo):
             continue
-        for session_hash, state in list(holder.session_data.items()):
-            if any(value is session for value in list(state.state_data.values())):
-                found.append((holder, session_hash))
+        for session_hash, values in gradio_internals.session_states(demo).items():
+            if any(value is session for value in values.values()):
+                found.append((demo, session_hash))
     return found
 
 
 def _held_ids() -> set[int]:
     """``id()`` of every session some Gradio entry holds (one pass over all of them)."""
-    return {id(value) for demo in list(SERVED) if getattr(demo, "is_running", False)
-            and _holders(demo) is not None
-            for state in list(_holders(demo).session_data.values())
-            for value in list(state.state_data.values()) if isinstance(value, Session)}
+    return {id(value) for demo in list(SERVED) if gradio_internals.is_running(demo)
+            for values in gradio_internals.session_states(demo).values()
+            for value in values.values() if isinstance(value, Session)}
 
 
-def _our_sessions(state) -> list[tuple[int, Session]]:
-    return [(key, value) for key, value in list(state.state_data.items())
-            if isinstance(value, Session)]
+def _our_sessions(values: dict[int, Any]) -> list[tuple[int, Session]]:
+    """(block id, session) of each of our sessions among an entry's ``gr.State`` values."""
+    return [(key, value) for key, value in values.items() if isinstance(value, Session)]
 
 
-def _drop_entry(holder, session_hash: str) -> None:
-    """Gradio's entry for ``session_hash`` goes (its copy of the page's config, ~1 MB)."""
-    with holder.lock:
-        holder.session_data.pop(session_hash, None)
-        holder.time_last_used.pop(session_hash, None)
-
-
-def _take_out(holder, session_hash: str, state) -> list[Session]:
-    """Gradio's entry for ``session_hash`` goes with its state (``state``, or None), our
-    sessions taken out of it first so Gradio's callback does not free them; returns those
-    of them that no other page holds, for the caller to free or let go."""
-    ours = _our_sessions(state) if state is not None else []
-    for key, _ in ours:
-        state.state_data.pop(key, None)
-    holder.delete_state(session_hash)
-    _drop_entry(holder, session_hash)
+def _take_out(demo: gr.Blocks, session_hash: str) -> list[Session]:
+    """Gradio's entry for ``session_hash`` goes with its state, our sessions taken out of it
+    first so Gradio's callback does not free them; returns those of them that no other page
+    holds, for the caller to free or let go."""
+    ours = _our_sessions(gradio_internals.state_values(demo, session_hash))
+    gradio_internals.take_out_values(demo, session_hash, [key for key, _ in ours])
+    gradio_internals.delete_states(demo, session_hash)
+    gradio_internals.drop_session(demo, session_hash)
     return [session for _, session in ours if not holding(session)]
 
 
@@ -196,14 +182,12 @@ def close_tab(demo: gr.Blocks, session_hash: str | None) -> None:
     """A page closed (``demo.unload``): Gradio's entry for it goes now (Gradio alone would
     keep it an hour), and its session is let go unless another page of the browser holds it.
     Nothing closes while a newer heartbeat connection of the same page is open."""
-    holder = _holders(demo)
-    if holder is None or not session_hash or session_hash not in holder.session_data:
+    if not session_hash or not gradio_internals.has_session(demo, session_hash):
         return
-    state = holder.session_data[session_hash]
     if OPEN_HEARTBEATS.get(session_hash, 0) > 1:  # the page is back on a new connection
-        state.is_closed = False  # (Gradio would keep its state an hour only, as a closed page's)
+        gradio_internals.reopen(demo, session_hash)
         return
-    for session in _take_out(holder, session_hash, state):
+    for session in _take_out(demo, session_hash):
         let_go(session)
 
 
@@ -216,8 +200,8 @@ def release_held(session: Session | None) -> None:
     if len(holders) > 1:  # the entry being deleted is one of them: another page holds it
         return
     free(session)
-    for holder, session_hash in holders:
-        _drop_entry(holder, session_hash)
+    for demo, session_hash in holders:
+        gradio_internals.drop_session(demo, session_hash)
 
 
 # --- a run whose page went away -------------------------------------------------------------
@@ -331,8 +315,8 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
             session.lang, session.lang_from_page = fresh.lang, True
         elif asked:  # else the address's, as lang.detect_language reads it
             session.lang = normalize_language(asked)
-        if session.run.running and all(getattr(h.session_data.get(k), "is_closed", True)
-                                       for h, k in holding(session)):
+        if session.run.running and all(gradio_internals.is_closed(demo, key)
+                                       for demo, key in holding(session)):
             session.run.stop_requested = True  # a reload whose closed page has not been seen yet
             if session.run.stop is not None:
                 session.run.stop()
@@ -391,23 +375,21 @@ def wire(demo: gr.Blocks, session: gr.State, token: gr.BrowserState, tabs: gr.Ta
 # --- how many sessions: eviction and the sweep ----------------------------------------------
 
 def _busy(demo: gr.Blocks, session_hash: str, ours: list[Session]) -> bool:
-    queue = getattr(demo, "_queue", None)
-    pending = getattr(queue, "pending_event_ids_session", {}).get(session_hash) if queue else None
-    return bool(pending) or any(s.run.running or s.run.pending for s in ours)
+    return (gradio_internals.has_pending_events(demo, session_hash)
+            or any(s.run.running or s.run.pending for s in ours))
 
 
 def _occupants(demo: gr.Blocks) -> tuple[list[sessions.Occupant], dict]:
     """Every session ``demo`` holds (Gradio entries, and sessions of closed pages), as
     ``sessions.eviction_order`` sees them, and what each key stands for."""
-    holder = _holders(demo)
     occupants, things = [], {}
-    for session_hash, state in list(holder.session_data.items()):
-        ours = [s for _, s in _our_sessions(state)]
-        used = holder.time_last_used.get(session_hash)
+    for session_hash, values in gradio_internals.session_states(demo).items():
+        ours = [s for _, s in _our_sessions(values)]
+        used = gradio_internals.last_used(demo, session_hash)
         key = ("entry", session_hash)
         things[key] = session_hash
         occupants.append(sessions.Occupant(
-            key, used.timestamp() if used else 0.0, work=any(has_work(s) for s in ours),
+            key, used if used is not None else 0.0, work=any(has_work(s) for s in ours),
             model=any(s.trained is not None for s in ours), busy=_busy(demo, session_hash, ours)))
     for session, _, closed_at in REGISTRY.entries():
         if closed_at is None:
@@ -424,19 +406,17 @@ def _evict(demo: gr.Blocks, key: tuple, thing: Any) -> None:
     if key[0] == "closed":
         free(thing)
         return
-    holder = _holders(demo)
-    for session in _take_out(holder, thing, holder.session_data.get(thing)):
+    for session in _take_out(demo, thing):
         free(session)
 
 
 def make_room(demo: gr.Blocks) -> bool:
     """Before a new session: evict what may go while the server is at its capacity; whether
     there is room (when every session holds a model in use, there is none)."""
-    holder = _holders(demo)
-    if holder is None:
+    if not gradio_internals.serves_sessions(demo):
         return True
     capacity = getattr(demo, "playground_capacity", sessions.MAX_SESSIONS)
-    held = len(holder.session_data) + len(REGISTRY.sessions(let_go=True))
+    held = gradio_internals.session_count(demo) + len(REGISTRY.sessions(let_go=True))
     if held < capacity:
         return True
     occupants, things = _occupants(demo)
@@ -466,14 +446,12 @@ def sweep(demo: gr.Blocks, now: float | None = None) -> None:
             _unheld.pop(id(session), None)
         elif now - _unheld.setdefault(id(session), now) >= UNHELD_S:
             let_go(session)
-    holder = _holders(demo)
-    if holder is not None:
-        idle_since = time.time() - EMPTY_IDLE_S
-        for session_hash, state in list(holder.session_data.items()):
-            used = holder.time_last_used.get(session_hash)
-            if not _our_sessions(state) and (used is None or used.timestamp() < idle_since) \
-                    and not _busy(demo, session_hash, []):
-                _drop_entry(holder, session_hash)
+    idle_since = time.time() - EMPTY_IDLE_S
+    for session_hash, values in gradio_internals.session_states(demo).items():
+        used = gradio_internals.last_used(demo, session_hash)
+        if not _our_sessions(values) and (used is None or used < idle_since) \
+                and not _busy(demo, session_hash, []):
+            gradio_internals.drop_session(demo, session_hash)
     _sweep_orphan_folders()
     return_store().sweep()
 
@@ -494,54 +472,20 @@ def _sweep_orphan_folders() -> None:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-def _no_blind_eviction(holder) -> None:
-    """Gradio evicts its least recently used entry past its capacity, skipping every delete
-    callback (a trained model went, its files orphaned); ``make_room`` chooses instead."""
-    def update(session_id: str) -> None:
-        with holder.lock:
-            if session_id in holder.session_data:
-                holder.session_data.move_to_end(session_id)
-
-    holder.update = update
-    _keep_no_values(holder)
-
-
-def _forget_value(key: int, value: Any) -> None:
-    """In place of ``SessionState._update_value_in_config``: keep nothing."""
-
-
-def _keep_no_values(holder) -> None:
-    """Gradio copies every value a session sends or is sent into that session's page config
-    (``SessionState.config_values``), for its deep links only: a 5 MB paste stayed there,
-    about 6 MB a visitor, as long as the session lived, and so did every figure and text the
-    page drew. Deep links are closed (``guard.CLOSED_ROUTES``), so each entry, as Gradio makes
-    it (``StateHolder.__getitem__`` calls ``update`` on it), keeps none."""
-    update = holder.update
-
-    def update_and_forget(session_id: str) -> None:
-        update(session_id)
-        state = holder.session_data.get(session_id)
-        if state is not None and "_update_value_in_config" not in vars(state):
-            state._update_value_in_config = _forget_value
-            state.config_values.clear()  # what a first call wrote before this entry was seen
-
-    holder.update = update_and_forget
-
-
 def start(demo: gr.Blocks, capacity: int, *, serving: bool) -> None:
     """After ``demo.launch``: the sweep every ``SWEEP_S`` while it runs, our eviction in place
     of Gradio's, and (``serving`` for good, in the main thread) SIGTERM saving the models."""
     REGISTRY.grace_s = sessions.grace_seconds()
     SERVED.add(demo)
     demo.playground_capacity = capacity
-    holder = _holders(demo)
-    if holder is not None:
-        _no_blind_eviction(holder)
+    if gradio_internals.serves_sessions(demo):
+        gradio_internals.no_blind_eviction(demo)  # make_room chooses what goes, never Gradio
+        gradio_internals.keep_no_page_values(demo)  # a paste is not kept in Gradio's page config
     stopped = threading.Event()
 
     def loop() -> None:
         while not stopped.wait(SWEEP_S):
-            if not getattr(demo, "is_running", False):
+            if not gradio_internals.is_running(demo):
                 return
             try:
                 sweep(demo)

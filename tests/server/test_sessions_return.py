@@ -23,7 +23,8 @@ from playground.checkpoint import load_bundle
 from playground.runtime import sessions
 from playground.runtime.sessions import SessionRegistry, new_token, token_digest
 from playground.train import EndRecord
-from playground.ui import corpus_tab, generate_tab, reattach, tokenizer_tab, train_tab
+from playground.server import reattach
+from playground.ui import corpus_tab, generate_tab, tokenizer_tab, train_tab
 from playground.ui.app import build_demo, launch
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
 from playground.ui.settings import PageSettings

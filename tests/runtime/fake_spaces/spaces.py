@@ -1,5 +1,5 @@
 """A stand-in for Hugging Face's ``spaces`` package on a ZeroGPU Space, as far as a run can tell
-(``tests/ui/test_zerogpu_space.py``; the real one is read in ``spaces/zero/wrappers.py`` and
+(``tests/runtime/test_zerogpu_space.py``; the real one is read in ``spaces/zero/wrappers.py`` and
 ``client.py`` of spaces 0.51): ``GPU`` decorates a generator function; each call asks for its
 ``duration`` (a number, or a function of the call's arguments), is refused with ZeroGPU's own
 ``gr.Error`` when that is more than the quota left, and otherwise runs with its arguments and
@@ -7,7 +7,7 @@ every item it yields passed through pickle, as between the Space and its forked 
 (so nothing the call changes reaches the caller but what it yields). The quota is charged
 what each call asked for: the worst case, and the same on every machine.
 
-On the import path (``PYTHONPATH``) with ``SPACES_ZERO_GPU=1`` it makes ``playground.ui.zerogpu``
+On the import path (``PYTHONPATH``) with ``SPACES_ZERO_GPU=1`` it makes ``playground.runtime.zerogpu``
 take its ZeroGPU branch; ``QUOTA`` starts at ``FAKE_ZEROGPU_QUOTA`` seconds (no limit unset).
 """
 

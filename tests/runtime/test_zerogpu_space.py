@@ -17,7 +17,8 @@ import torch
 from playground.checkpoint import load_bundle
 from playground.config import ConfigError, TrainConfig
 from playground.train import EndRecord, StepRecord
-from playground.ui import train_tab, zerogpu
+from playground.runtime import zerogpu
+from playground.ui import train_tab
 
 from checks import REPO, TINY, assert_translated, page_settings
 
@@ -59,7 +60,7 @@ def test_with_the_spaces_package_train_chunk_asks_for_its_own_duration():
     runs chunked and decorates ``train_chunk`` with ``chunk_duration``."""
     env = {**os.environ, "SPACES_ZERO_GPU": "true",
            "PYTHONPATH": os.pathsep.join([str(FAKE), str(REPO)])}
-    code = ("from playground.ui import zerogpu as z; "
+    code = ("from playground.runtime import zerogpu as z; "
             "print(z.ON_ZERO_GPU, z.train_chunk.zerogpu_duration is z.chunk_duration)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300, cwd=REPO)

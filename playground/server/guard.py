@@ -31,12 +31,11 @@ Non-queued routes (``/gradio_api/run/<name>``) reach no compute handler: ``launc
 from __future__ import annotations
 
 import collections
-import functools
 import json
 import logging
 import os
 import time
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import anyio
 import gradio as gr
@@ -45,7 +44,7 @@ from fastapi import HTTPException
 from playground.i18n import pick_language, t
 from playground.runtime.files import human_bytes
 from playground.runtime.sessions import NewSessionLedger, new_sessions_per_minute
-from playground.ui import reattach
+from playground.server import gradio_internals, reattach
 
 log = logging.getLogger("playground.ui")
 
@@ -221,7 +220,7 @@ class RequestGuard:
         shown = [block for block in inputs if not getattr(block, "skip_api", False)]
         sent = len(data) if isinstance(data, list) else 0
         # a queued function on a direct route is Gradio's 404 (api_open=False), as it must be
-        direct_to_queued = not route.startswith("queue/join") and fn.queue is not False
+        direct_to_queued = not route.startswith("queue/join") and fn.queued
         if sent not in (len(inputs), len(shown)) and not direct_to_queued:
             return t("The call sent {sent} values where this function takes {takes}; reload "
                      "the page.", lang, sent=sent, takes=len(shown))
@@ -238,16 +237,14 @@ class RequestGuard:
                          size=f"{size:,}", limit=f"{field_limit(component):,}")
         return None
 
-    def _function(self, route: str, payload: dict):
+    def _function(self, route: str, payload: dict) -> gradio_internals.Function | None:
         """The Blocks function a call names: by fn_index (queue/join) or by its api_name."""
-        fns = self.blocks.fns
         if route.startswith("queue/join"):
-            index = payload.get("fn_index")
-            return fns.get(index) if isinstance(index, int) else None
+            return gradio_internals.function_at(self.blocks, payload.get("fn_index"))
         name = route.split("/", 1)[1].strip("/").split("/", 1)[0] if "/" in route else ""
         if name == "v2":  # call/v2/<name>
             name = route.split("/")[2] if len(route.split("/")) > 2 else ""
-        return next((fn for fn in fns.values() if fn.api_name == name), None)
+        return gradio_internals.function_named(self.blocks, name)
 
     @staticmethod
     async def _refuse(send, status: int, message: str, path: str, scope) -> None:
@@ -265,32 +262,26 @@ def _address_of(request) -> str:
                           getattr(getattr(request, "client", None), "host", None))
 
 
-def _compute_jobs(queue) -> list[tuple[str, str]]:
+def _compute_jobs(blocks: gr.Blocks) -> list[tuple[str, str]]:
     """(session hash, client address) of each compute event queued or running."""
-    events = [e for key in COMPUTE_IDS
-              for e in getattr(queue.event_queue_per_concurrency_id.get(key), "queue", [])]
-    events += [e for job in queue.active_jobs if job for e in job]
-    return [(e.session_hash, _address_of(e.request)) for e in events
-            if e.fn.concurrency_id in COMPUTE_IDS]
+    return [(job.session_hash, _address_of(job.request))
+            for job in gradio_internals.queued_events(blocks, COMPUTE_IDS)
+            if job.concurrency_id in COMPUTE_IDS]
 
 
 def limit_jobs(blocks: gr.Blocks) -> None:
     """Wrap ``blocks``' queue so a session has at most ``JOBS_PER_SESSION`` compute jobs queued
     or running and a client at most ``JOBS_PER_CLIENT`` (after ``blocks.queue()``)."""
-    queue = blocks._queue
-    push: Callable = queue.push
     joining: list[tuple[str, str]] = []  # joins past the check whose event is not queued yet
 
-    @functools.wraps(push)
-    async def guarded_push(body, request, username):
-        index = getattr(body, "fn_index", None)
-        fn = blocks.fns.get(index) if isinstance(index, int) else None
-        if fn is None or fn.concurrency_id not in COMPUTE_IDS:
-            return await push(body=body, request=request, username=username)
+    async def guarded_push(join: gradio_internals.Join, push: Callable[[], Awaitable]):
+        if join.concurrency_id not in COMPUTE_IDS:
+            return await push()
+        request = join.request
         address, lang = _address_of(request), _language(getattr(request, "headers", None))
-        jobs = _compute_jobs(queue) + joining
-        if body.session_hash is not None and sum(
-                session == body.session_hash for session, _ in jobs) >= JOBS_PER_SESSION:
+        jobs = _compute_jobs(blocks) + joining
+        if join.session_hash is not None and sum(
+                session == join.session_hash for session, _ in jobs) >= JOBS_PER_SESSION:
             raise HTTPException(status_code=429, detail=t(
                 "This page already has a job waiting or running (training, a tokenizer, "
                 "generating...). Wait for it to finish, or press Stop, then try again.", lang))
@@ -300,14 +291,14 @@ def limit_jobs(blocks: gr.Blocks) -> None:
             raise HTTPException(status_code=429, detail=t(
                 "Too many jobs from your network are waiting or running ({n}). Try again when "
                 "one of them has finished.", lang, n=JOBS_PER_CLIENT))
-        entry = (body.session_hash, address)
+        entry = (join.session_hash, address)
         joining.append(entry)
         try:  # once push returns, the event is in the queue and _compute_jobs counts it
-            return await push(body=body, request=request, username=username)
+            return await push()
         finally:
             joining.remove(entry)
 
-    queue.push = guarded_push
+    gradio_internals.wrap_queue_push(blocks, guarded_push)
 
 
 async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, route: str,
@@ -318,7 +309,6 @@ async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, route
     client address (``ledger``: 10,100 invented session hashes in 5 minutes took 3.3 GB and
     evicted a visitor's model), then must find room among the sessions the server may hold
     (``reattach.make_room``: empty ones go first, never a model a page holds)."""
-    holder = getattr(getattr(blocks, "server_app", None), "state_holder", None)
     try:
         payload = json.loads(body or b"{}")
     except (ValueError, RecursionError):  # not JSON (a form): a session no one can name
@@ -327,7 +317,8 @@ async def new_session_refusal(blocks: gr.Blocks, ledger: NewSessionLedger, route
     key = key if isinstance(key, str) else None
     if key is None and not route.startswith(UNNAMED_SESSION_ROUTES):
         return None  # a call without a session hash opens none (queue/join refuses it)
-    if holder is None or (key is not None and key in holder):
+    if not gradio_internals.serves_sessions(blocks) or (
+            key is not None and gradio_internals.has_session(blocks, key)):
         return None
     if not ledger.take(address, key):
         return 429, t("This network opened {n} new sessions of this page in the last minute, "
