@@ -64,12 +64,12 @@ PROBE_BUDGET_S = 0.6  # ...or fewer (one at least) once a probe has taken this l
 # the second point): the time grows linearly beyond, and a GPU recipe's whole batch would take
 # seconds a step on a CPU.
 OWN_PROBE_TOKENS = 2048
-# A run whose own step at that size would need more memory or work than this is priced from
-# the probe models: the estimate is asked for before admission and on every change of the
-# settings, and must not itself fill or hold the machine (10 GFLOP: a few tenths of a second a
-# step on two cores; a GPU recipe's model takes seconds a step here).
+# The probe's micro-batch is halved until its step needs at most this memory and work, and a run
+# for which even one sequence needs more is priced from the probe models: the estimate is asked
+# for before admission and on every change of the settings, and must not itself fill or hold
+# the machine (20 GFLOP: about half a second a step on two cores).
 OWN_PROBE_MAX_BYTES = 256 * 2**20
-OWN_PROBE_MAX_FLOPS = 10e9
+OWN_PROBE_MAX_FLOPS = 20e9
 
 
 # --- FLOPs --------------------------------------------------------------------------------
@@ -256,14 +256,10 @@ def matmul_rate(device: str, dtype: str, rows: int, width: int) -> float:
 
 def run_speed(model: ModelConfig, train: TrainConfig) -> Speed:
     """The ``Speed`` a run of these configs sees here: its own step and evaluation timed
-    (``own_step_speed``), or, for a run too large to step cheaply, the probe models' speed
-    scaled to its matrices (``probe_speed``).
+    (``own_step_speed``), or, for a run too large to step cheaply even one sequence at a
+    time, the probe models' speed scaled to its matrices (``probe_speed``).
     """
-    from playground.model import estimate_memory
-
-    probe = _own_probe_train(model, train, _own_probe_batches(model, train)[1])
-    if (estimate_memory(model, probe) <= OWN_PROBE_MAX_BYTES
-            and step_flops(model, probe) <= OWN_PROBE_MAX_FLOPS):
+    if _own_probe_batches(model, train)[1]:
         return own_step_speed(model, _speed_key(train))
     return probe_speed(model, train)
 
@@ -276,10 +272,26 @@ def _speed_key(train: TrainConfig) -> TrainConfig:
 
 
 def _own_probe_batches(model: ModelConfig, train: TrainConfig) -> tuple[int, int]:
-    """(small, large): the micro-batches, in sequences, at which the run's own step is timed."""
+    """(small, large): the micro-batches, in sequences, at which the run's own step is timed:
+    up to ``OWN_PROBE_TOKENS`` and within the probe's memory and work; (0, 0) when even one
+    sequence is beyond them.
+
+    >>> _own_probe_batches(ModelConfig(block_size=64), TrainConfig(batch_size=12))
+    (3, 12)
+    >>> _own_probe_batches(ModelConfig(n_layer=48, n_embd=1024), TrainConfig(batch_size=12))
+    (0, 0)
+    """
+    from playground.model import estimate_memory
+
     micro = train.batch_size // train.grad_accum
     large = max(1, min(micro, OWN_PROBE_TOKENS // model.block_size))
-    return max(1, large // 4), large
+    while large >= 1:
+        probe = _own_probe_train(model, train, large)
+        if (estimate_memory(model, probe) <= OWN_PROBE_MAX_BYTES
+                and step_flops(model, probe) <= OWN_PROBE_MAX_FLOPS):
+            return max(1, large // 4), large
+        large //= 2
+    return 0, 0
 
 
 def _own_probe_train(model: ModelConfig, train: TrainConfig, batch: int) -> TrainConfig:
