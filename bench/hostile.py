@@ -361,7 +361,7 @@ def tiny_bundle(folder: Path) -> Path:
                       check_free_memory=False)
     trainer = run.trainer()
     list(trainer.run())
-    return save_bundle(folder / "run.zip", run.model, tok, run.train_config, trainer.history,
+    return save_bundle(folder / "run.zip", run.trained.model, tok, run.trained.train_config, trainer.history,
                        trainer.state_dict())
 
 

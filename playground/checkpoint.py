@@ -14,6 +14,10 @@ The members of a bundle:
 ``trainer_state.safetensors``  its numbers in JSON and its tensors in safetensors
 =============================  ==========================================================
 
+This is bundle format 2 (``FORMAT_VERSION``). A format-1 bundle is read by upgrading its
+contents to format 2 in one function, ``_upgrade``, the only place that knows older bundles:
+everything after it reads format 2 alone.
+
 Nothing is ever unpickled: weights and tensors are safetensors, everything else is JSON,
 and a pickle (``.pt``, ``.pth``, ``.pkl``, a ``torch.save`` file) is refused by name and by
 content, because unpickling a file can run any code in it. The zip is read in memory;
@@ -27,7 +31,7 @@ file (or none), never half a bundle.
 >>> tok = train_tokenizer("char", "hello world")
 >>> model = GPT(ModelConfig(vocab_size=tok.vocab_size, block_size=8, n_layer=1, n_head=2, n_embd=8))
 >>> path = save_bundle(tempfile.mkdtemp() + "/hello.zip", model, tok, TrainConfig(), history=[])
->>> bundle = load_bundle(path)
+>>> bundle = load_bundle(path)  # a TrainedModel
 >>> idx = torch.tensor([tok.encode("hello")])
 >>> torch.equal(bundle.model(idx).logits, model.eval()(idx).logits)
 True
@@ -44,7 +48,6 @@ import shutil
 import struct
 import zipfile
 import zlib
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Sequence
@@ -64,9 +67,10 @@ from playground.runtime.device import available_memory
 from playground.runtime.hosting import model_memory_cap
 from playground.tokenizer import Tokenizer, TokenizerError, tokenizer_from_data
 from playground.train import RECORD_TYPES, Record
+from playground.trained import TrainedModel
 
 FORMAT = "transformer-playground-bundle"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # what format 2 changed from 1: see _upgrade
 
 META = "meta.json"
 MODEL_CONFIG = "model_config.json"
@@ -117,19 +121,6 @@ def _reason(exc: BaseException) -> str:
     tokenizer error inside a bundle error is translated too)."""
     said = exc.args[0] if len(exc.args) == 1 else None
     return said if isinstance(said, Message) else str(exc)
-
-
-@dataclass
-class Bundle:
-    """Everything a bundle holds, rebuilt and checked."""
-
-    model: GPT  # on the device asked for, in eval mode
-    tokenizer: Tokenizer
-    model_config: ModelConfig
-    train_config: TrainConfig
-    history: list[Record]
-    trainer_state: dict[str, Any] | None  # as given to save_bundle (tensors on the CPU)
-    meta: dict[str, Any]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -373,9 +364,6 @@ def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
 # Training records: the one place they become JSON (history.json, the trainer state) and back
 
 RECORD_KINDS = {cls.kind: cls for cls in RECORD_TYPES}
-# Record fields newer than the history format (each defaults to None): left out while None, so
-# a history without them is written as it always was
-ADDED_LATER = {"grad_norm"}
 # What a record field's JSON value may be, by the field's annotation, and the words for it
 _FIELD_TYPES = {
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), msg("a whole number")),
@@ -388,25 +376,28 @@ _FIELD_TYPES = {
 
 
 def records_to_json(records: Sequence[Record]) -> list[dict[str, Any]]:
-    """The records as ``history.json`` holds them: one object each, its ``kind`` first.
+    """The records as ``history.json`` holds them: one object each, its ``kind`` first, then
+    every field (a step's ``grad_norm`` ``None`` where it was not measured).
 
-    >>> from playground.train import EndRecord
+    >>> from playground.train import EndRecord, StepRecord
     >>> records_to_json([EndRecord(3, "done", "Finished.")])
     [{'kind': 'end', 'step': 3, 'reason': 'done', 'message': 'Finished.'}]
+    >>> records_to_json([StepRecord(1, 64, 4.2, 1e-3, 900.0, 0.1)])[0]["grad_norm"] is None
+    True
     """
     for r in records:
         if not isinstance(r, RECORD_TYPES):
             raise TypeError(f"A training record must be a StepRecord, EvalRecord or EndRecord, "
                             f"got {type(r).__name__}.")
-    return [{"kind": r.kind, **{k: v for k, v in dataclasses.asdict(r).items()
-                                if not (k in ADDED_LATER and v is None)}} for r in records]
+    return [{"kind": r.kind, **dataclasses.asdict(r)} for r in records]
 
 
 def records_from_json(data: Any, name: str) -> list[Record]:
     """The records ``records_to_json`` wrote, read back from the bundle ``name`` and checked.
 
-    Each object must be of a known ``kind`` with exactly that record's fields, each of its
-    type; otherwise a ``BundleError`` names the first one that is not.
+    Each object must be of a known ``kind`` with exactly that record's fields, all of them
+    (format 2: ``_upgrade`` fills in what format-1 histories lack), each of its type;
+    otherwise a ``BundleError`` names the first one that is not.
 
     >>> records_from_json([{"kind": "end", "step": 3, "reason": "done", "message": "ok"}], "a.zip")
     [EndRecord(step=3, reason='done', message='ok')]
@@ -439,7 +430,7 @@ def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
                               "bundle may come from a newer Transformer Playground: update the "
                               "playground to load it.", name=name, number=number, kind=kind,
                               fields=", ".join(map(repr, unknown))))
-    missing = [k for k, f in fields.items() if k not in given and f.default is dataclasses.MISSING]
+    missing = [k for k in fields if k not in given]
     if missing:
         raise BundleError(msg("Record {number} of the training history in '{name}' (kind "
                               "'{kind}') lacks {fields}: the history is damaged. Save the bundle "
@@ -461,8 +452,12 @@ def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
 
 
 def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
-                max_memory: int | None = None, strict_state: bool = True) -> Bundle:
-    """Read a bundle, check every part, and rebuild the model on ``device`` (in eval mode).
+                max_memory: int | None = None, strict_state: bool = True) -> TrainedModel:
+    """Read a bundle, check every part, and rebuild the model on ``device`` (in eval mode), as
+    a ``TrainedModel`` (with the bundle's ``meta``; no corpus: a bundle does not carry its text).
+
+    A format-1 bundle is upgraded to format 2 as it is read (``_upgrade``); a bundle of a
+    newer format than ``FORMAT_VERSION`` is refused, saying to update the playground.
 
     Raises ``BundleError`` saying what is wrong for a file that is missing, not a zip,
     damaged, a pickle, another program's zip, from a newer format, incomplete, or whose
@@ -501,14 +496,19 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
             raise BundleError(msg("'{name}' is incomplete: it lacks {members}. Save the bundle "
                                   "again.", name=name, members=", ".join(missing)))
 
-        model_config = _config(ModelConfig, _json(_read(zf, MODEL_CONFIG, MAX_SETTINGS_BYTES, name),
-                                                  MODEL_CONFIG, name), msg("model settings"))
-        train_config = _config(TrainConfig, _json(_read(zf, TRAIN_CONFIG, MAX_SETTINGS_BYTES, name),
-                                                  TRAIN_CONFIG, name), msg("training settings"))
+        documents = {META: meta}  # the JSON members, each bounded before it is read
+        for member, limit in ((MODEL_CONFIG, MAX_SETTINGS_BYTES), (TRAIN_CONFIG, MAX_SETTINGS_BYTES),
+                              (TOKENIZER, MAX_TOKENIZER_BYTES), (HISTORY, MAX_HISTORY_BYTES),
+                              (STATE_JSON, MAX_STATE_JSON_BYTES)):
+            if member in names:
+                documents[member] = _json(_read(zf, member, limit, name), member, name)
+        documents = _upgrade(documents)  # format 2 from here on
+
+        model_config = _config(ModelConfig, documents[MODEL_CONFIG], msg("model settings"))
+        train_config = _config(TrainConfig, documents[TRAIN_CONFIG], msg("training settings"))
         n_values = _check_fits(model_config, name, torch.device(device), max_memory)
         try:
-            tokenizer = tokenizer_from_data(_json(_read(zf, TOKENIZER, MAX_TOKENIZER_BYTES, name),
-                                                  TOKENIZER, name))
+            tokenizer = tokenizer_from_data(documents[TOKENIZER])
         except (TokenizerError, KeyError, TypeError) as exc:
             raise BundleError(msg("The tokenizer in '{name}' cannot be rebuilt: {reason}",
                                   name=name, reason=_reason(exc))) from exc
@@ -517,19 +517,17 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
                                   "built for {model}: the parts come from different runs.",
                                   name=name, tokens=tokenizer.vocab_size,
                                   model=model_config.vocab_size))
-        history = records_from_json(_json(_read(zf, HISTORY, MAX_HISTORY_BYTES, name), HISTORY,
-                                          name), name)
+        history = records_from_json(documents[HISTORY], name)
         weights_cap = MAX_BYTES_PER_VALUE * n_values + TENSOR_HEADER_BYTES
         model = _model_from_weights(model_config, _read(zf, WEIGHTS, weights_cap, name), name)
         trainer_state = None
-        if STATE_JSON in names:
+        if STATE_JSON in documents:
             state_cap = STATE_VALUES_PER_PARAMETER * weights_cap
             data = _read(zf, STATE_TENSORS, state_cap, name) if STATE_TENSORS in names else b""
             tensors, _ = _safetensors(data, msg("the trainer state in '{name}'", name=name))
             del data
-            encoded = _json(_read(zf, STATE_JSON, MAX_STATE_JSON_BYTES, name), STATE_JSON, name)
             try:
-                trainer_state = _decode_state(encoded, tensors)
+                trainer_state = _decode_state(documents[STATE_JSON], tensors)
             except (KeyError, TypeError, ValueError) as exc:
                 raise BundleError(msg("The trainer state in '{name}' is damaged ({reason}).",
                                       name=name, reason=repr(exc)[:80])) from exc
@@ -538,7 +536,82 @@ def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
             if strict_state:
                 _check_trainer_state(trainer_state, model, train_config, name)
     model = model.to(device).eval()
-    return Bundle(model, tokenizer, model_config, train_config, history, trainer_state, meta)
+    return TrainedModel(model, tokenizer, model_config, train_config, history, trainer_state,
+                        meta=documents[META])
+
+
+def _upgrade(documents: dict[str, Any]) -> dict[str, Any]:
+    """A bundle's JSON members (by member name, ``meta.json`` included), as format 2 has them.
+
+    The one place that knows older bundles. What format 2 changed from format 1:
+
+    * ``meta.json``: ``format_version`` 2 (an upgraded bundle's meta also says
+      ``upgraded_from``).
+    * ``model_config.json`` and ``train_config.json`` hold every setting. Format-1 bundles
+      saved before a setting existed (``qk_norm``, ``token_shift``, ...) lack it, and were made
+      without it: its default (False for those) is filled in.
+    * every record of a history (``history.json``, the trainer state's ``history``) has every
+      field: format 1 left out a step's ``grad_norm`` while it was not measured (and bundles
+      saved before it was recorded have none); it is ``null`` there.
+    * ``trainer_state.json`` always has ``next_starts`` (``null``: the next step draws its own
+      batch; bundles saved before it existed lack it), and the dropout generator's state is
+      in ``torch_rng``: CUDA runs of format 1 kept it in ``cuda_rng`` (their ``torch_rng`` was
+      the CPU generator's, which their dropout did not draw from), so ``cuda_rng`` takes its
+      place.
+    * a BPE tokenizer's merges are ``[left, right]`` pairs, as tokenizers >= 0.20 writes them;
+      bundles saved with an older tokenizers have ``"left right"`` strings.
+
+    Damaged parts are left as they are, for the checks after to name.
+
+    >>> old = {META: {"format": FORMAT, "format_version": 1}, MODEL_CONFIG: {"n_layer": 2},
+    ...        HISTORY: [{"kind": "step", "step": 1, "tokens": 8, "loss": 4.0, "lr": 0.001,
+    ...                   "tokens_per_s": 80.0, "elapsed": 0.1}]}
+    >>> new = _upgrade(old)
+    >>> new[META]["format_version"], new[MODEL_CONFIG]["qk_norm"], new[HISTORY][0]["grad_norm"]
+    (2, False, None)
+    >>> _upgrade(new) == new  # format 2 is left as it is
+    True
+    """
+    meta = documents[META]
+    if meta["format_version"] >= 2:
+        return documents
+    upgraded = {**documents, META: {**meta, "format_version": 2, "upgraded_from": 1}}
+    for member, cls in ((MODEL_CONFIG, ModelConfig), (TRAIN_CONFIG, TrainConfig)):
+        settings = documents.get(member)
+        if isinstance(settings, dict):
+            upgraded[member] = {**_defaults(cls), **settings}
+    upgraded[HISTORY] = _upgrade_history(documents.get(HISTORY))
+    tokenizer = documents.get(TOKENIZER)
+    inner = tokenizer.get("tokenizer") if isinstance(tokenizer, dict) else None
+    model = inner.get("model") if isinstance(inner, dict) else None
+    if isinstance(model, dict) and isinstance(model.get("merges"), list):
+        merges = [m.split(" ", 1) if isinstance(m, str) else m for m in model["merges"]]
+        upgraded[TOKENIZER] = {**tokenizer, "tokenizer": {**tokenizer["tokenizer"],
+                                                          "model": {**model, "merges": merges}}}
+    state = documents.get(STATE_JSON)
+    if isinstance(state, dict):
+        state = {"next_starts": None, **state}
+        if "history" in state:
+            state["history"] = _upgrade_history(state["history"])
+        if state.get("cuda_rng") is not None:
+            state["torch_rng"] = state["cuda_rng"]
+        state.pop("cuda_rng", None)
+        upgraded[STATE_JSON] = state
+    return upgraded
+
+
+def _defaults(cls) -> dict[str, Any]:
+    """The default of each field of a dataclass that has one."""
+    return {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
+
+
+def _upgrade_history(records: Any) -> Any:
+    """A format-1 history with every record's missing fields at their defaults (``None``)."""
+    if not isinstance(records, list):
+        return records
+    return [{**_defaults(RECORD_KINDS[r["kind"]]), **r}
+            if isinstance(r, dict) and isinstance(r.get("kind"), str) and r["kind"] in RECORD_KINDS
+            else r for r in records]
 
 
 @contextlib.contextmanager
@@ -782,8 +855,8 @@ def _model_from_weights(config: ModelConfig, data: bytes, name: str) -> GPT:
 # The trainer state: checked field by field against what Trainer.state_dict() writes
 
 STATE_FIELDS = {"step", "elapsed", "train_time", "optimizer", "train_rng", "eval_rng",
-                "torch_rng", "history"}
-OPTIONAL_STATE_FIELDS = {"next_starts", "scaler", "cuda_rng"}
+                "torch_rng", "next_starts", "history"}
+OPTIONAL_STATE_FIELDS = {"scaler"}  # only runs in float16 have a gradient scaler
 MAX_STEP = 10_000_000  # TrainConfig.max_steps' own limit
 
 
@@ -816,11 +889,7 @@ def _check_trainer_state(state: Any, model: GPT, train_config: TrainConfig, name
         if not (_is_generator_state(state[key]) or key == "torch_rng"
                 and _is_cuda_generator_state(state[key])):
             refuse(key, msg("is not the state of a random number generator"))
-    cuda = state.get("cuda_rng")
-    if cuda is not None and not (isinstance(cuda, torch.Tensor) and cuda.dtype == torch.uint8
-                                 and cuda.dim() == 1 and cuda.numel() <= 64):
-        refuse("cuda_rng", msg("is not the state of a random number generator"))
-    starts = state.get("next_starts")
+    starts = state["next_starts"]
     if starts is not None and not (isinstance(starts, torch.Tensor) and starts.dim() == 1
                                    and starts.dtype == torch.int64 and starts.numel() <= 65_536
                                    and bool((starts >= 0).all())):

@@ -1,4 +1,4 @@
-"""The command line: ``python -m playground train | generate | presets | info``.
+"""The command line: ``python -m playground train | generate | presets | info | upgrade``.
 
 The same code path as the app: a corpus, a tokenizer, a ``GPT`` and a ``Trainer`` whose
 records this module prints. Every ``ModelConfig`` and ``TrainConfig`` field has a flag of
@@ -115,6 +115,14 @@ def build_parser() -> argparse.ArgumentParser:
     info = commands.add_parser("info", help="describe a bundle")
     info.add_argument("bundle", type=Path)
     info.set_defaults(handler=cmd_info)
+
+    upgrade = commands.add_parser("upgrade", help="save a bundle again in today's format",
+                                  description="Load a bundle (an older format is upgraded as "
+                                              "it is read) and save it in today's format.")
+    upgrade.add_argument("bundle", type=Path)
+    upgrade.add_argument("--out", type=Path, default=None,
+                         help="bundle to write (default: replace the bundle read)")
+    upgrade.set_defaults(handler=cmd_upgrade)
     return parser
 
 
@@ -486,4 +494,14 @@ def cmd_info(args: argparse.Namespace) -> int:
         "last_eval": records_to_json([last_eval])[0] if last_eval else None,
         "meta": bundle.meta,
     }, indent=2))
+    return 0
+
+
+def cmd_upgrade(args: argparse.Namespace) -> int:
+    from playground.checkpoint import FORMAT_VERSION, load_bundle, save_bundle
+
+    trained = load_bundle(args.bundle)
+    out = save_bundle(args.out or args.bundle, trained.model, trained.tokenizer,
+                      trained.train_config, trained.history, trained.trainer_state)
+    print(f"saved {out} (bundle format {FORMAT_VERSION})")
     return 0

@@ -11,8 +11,10 @@ does, in this order, everything a run needs before its first step:
    seed, drawn in a forked generator so no one else's use of the global generator changes
    them (and they change no one else's).
 
-``PreparedRun.trainer()`` then builds the ``Trainer`` (in this process, or inside a ZeroGPU
-chunk from the same data) and restores a saved trainer state when one is given.
+The run's model and what belongs with it are one ``TrainedModel`` (``run.trained``), the
+shape the page and ``checkpoint.load_bundle`` hold too. ``PreparedRun.trainer()`` then builds
+the ``Trainer`` (in this process, or inside a ZeroGPU chunk from the same data) and restores
+a saved trainer state when one is given.
 
 >>> from playground.config import ModelConfig, TrainConfig
 >>> from playground.corpus import from_text
@@ -22,7 +24,7 @@ chunk from the same data) and restores a saved trainer state when one is given.
 >>> run = prepare_run(corpus, tok, ModelConfig(block_size=8, n_layer=1, n_head=2, n_embd=16),
 ...                   TrainConfig(max_steps=3, batch_size=4, eval_interval=3, eval_iters=1,
 ...                               device="cpu"))
->>> run.model_config.vocab_size == tok.vocab_size, run.data.val_chars_per_token
+>>> run.trained.model_config.vocab_size == tok.vocab_size, run.data.val_chars_per_token
 (True, 1.0)
 >>> [type(r).__name__ for r in run.trainer().run()][-1]
 'EndRecord'
@@ -48,6 +50,7 @@ from playground.runtime.files import human_bytes
 from playground.runtime.distributed import DistInfo
 from playground.tokenizer import Tokenizer
 from playground.train import Trainer, check_length, prepare_data
+from playground.trained import TrainedModel
 
 MEMORY_HEADROOM = 0.8  # refuse a run whose estimate exceeds this share of the free memory
 
@@ -170,22 +173,18 @@ def new_model(model_config: ModelConfig, seed: int) -> GPT:
 class PreparedRun:
     """Everything a run needs before its first step; ``trainer()`` starts it."""
 
-    corpus: Corpus
-    tokenizer: Tokenizer
-    model_config: ModelConfig  # its vocab_size is the tokenizer's
-    train_config: TrainConfig
+    trained: TrainedModel  # the model to train, its tokenizer, settings, corpus and saved state
     data: RunData
-    model: GPT
-    trainer_state: dict[str, Any] | None = None  # a saved run to continue exactly
 
     @property
     def start_step(self) -> int:
-        return int(self.trainer_state["step"]) if self.trainer_state else 0
+        return self.trained.step
 
     def trainer(self, *, dist: DistInfo | None = None,
                 device: torch.device | str | None = None) -> Trainer:
-        return build_trainer(self.model, self.data, self.train_config, self.tokenizer,
-                             self.trainer_state, dist=dist, device=device)
+        t = self.trained
+        return build_trainer(t.model, self.data, t.train_config, t.tokenizer, t.trainer_state,
+                             dist=dist, device=device)
 
 
 def build_trainer(model: GPT, data: RunData, train_config: TrainConfig, tokenizer: Tokenizer | None,
@@ -232,7 +231,10 @@ def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
     data = split_data(corpus.text, tokenizer, train_config.val_fraction, model_config.block_size)
     if model is None:
         model = new_model(model_config, train_config.seed)
-    return PreparedRun(corpus, tokenizer, model_config, train_config, data, model, trainer_state)
+    history = list(trainer_state["history"]) if trainer_state else []
+    trained = TrainedModel(model, tokenizer, model_config, train_config, history, trainer_state,
+                           corpus=corpus)
+    return PreparedRun(trained, data)
 
 
 def warm_up(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
@@ -257,6 +259,6 @@ def warm_up(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
     with torch.random.fork_rng(devices=[]):
         run = prepare_run(corpus, tokenizer, model_config, train_config, check_free_memory=False,
                           device=torch.device("cpu"))
-        window = run.data.train_ids[: run.model_config.block_size + 1]
-        run.model(window[None, :-1], window[None, 1:]).loss.backward()
+        window = run.data.train_ids[: run.trained.model_config.block_size + 1]
+        run.trained.model(window[None, :-1], window[None, 1:]).loss.backward()
     return time.monotonic() - began

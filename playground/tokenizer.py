@@ -279,10 +279,8 @@ class BPETokenizer(Tokenizer):
         """
         byte_of = {ch: b for b, ch in _byte_to_unicode().items()}
         merges = json.loads(self._tok.to_str())["model"]["merges"]
-        # tokenizers >= 0.20 stores pairs as lists; older files as "left right" strings
-        pairs = [m.split(" ", 1) if isinstance(m, str) else m for m in merges]
         return [tuple(_bytes_display(bytes(byte_of[ch] for ch in side)) for side in pair)
-                for pair in pairs]
+                for pair in merges]  # [left, right]: tokenizers >= 0.20 (requirements: 0.21)
 
     def _payload(self) -> dict[str, Any]:
         return {"requested_vocab_size": self.requested_vocab_size,

@@ -87,8 +87,8 @@ class StepRecord:
     lr: float  # the learning rate this step used
     tokens_per_s: float  # all processes together, over the last THROUGHPUT_WINDOW steps, no evals
     elapsed: float  # wall-clock seconds since the run began, evaluations included
-    # the gradients' total L2 norm before clipping (clipped when above grad_clip); None in
-    # histories saved before it was recorded
+    # the gradients' total L2 norm before clipping (clipped when above grad_clip); None where
+    # it was not measured (bundles saved before it was: checkpoint._upgrade)
     grad_norm: float | None = None
 
 
@@ -739,9 +739,7 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(),
             **self.streams.state_dict(),
             "next_starts": self._next_starts,
-            # the dropout generator's state (on a GPU, its 16 bytes); bundles written before it
-            # existed hold the global CPU generator's here, which CPU dropout then drew from
-            "torch_rng": self.dropout_rng.get_state(),
+            "torch_rng": self.dropout_rng.get_state(),  # the dropout generator's (a GPU's: 16 bytes)
             "history": list(self.history),  # records: checkpoint writes them as JSON
         }
         if self.scaler is not None:
@@ -755,7 +753,7 @@ class Trainer:
         self.train_time = float(state["train_time"])
         load_optimizer_state(self.optimizer, state["optimizer"], self.config)
         self.streams.load_state_dict(state)
-        self._next_starts = state.get("next_starts")  # older bundles lack it
+        self._next_starts = state["next_starts"]
         self._load_dropout_rng(state)
         if self.scaler is not None and "scaler" in state:
             self.scaler.load_state_dict(state["scaler"])
@@ -764,13 +762,11 @@ class Trainer:
 
     def _load_dropout_rng(self, state: dict[str, Any]) -> None:
         """The dropout stream as saved, where this process can continue it: rank 0, on the
-        device kind that saved it (CUDA runs of older bundles kept it in ``cuda_rng``). Other
-        ranks and other devices start afresh from the seed, the rank and the step."""
-        saved = state.get("cuda_rng") if self.device.type == "cuda" else None
-        saved = saved if saved is not None else state["torch_rng"]
+        device kind that saved it. Other ranks and other devices start afresh from the seed,
+        the rank and the step."""
         if not self.dist.rank:
             try:
-                self.dropout_rng.set_state(saved)
+                self.dropout_rng.set_state(state["torch_rng"])
                 return
             except (RuntimeError, TypeError, ValueError):  # another device's generator
                 pass

@@ -31,8 +31,9 @@ HISTORY = [
     StepRecord(3, 192, float("nan"), 1e-3, 900.5, 0.4),
     EndRecord(3, "nan", "loss became nan"),
 ]
-# The same history as today's bundles hold it in history.json: one object each, "kind" first
-HISTORY_JSON = [
+# The same history as format-1 bundles hold it in history.json: one object each, "kind" first,
+# a step's grad_norm left out while it is None
+HISTORY_JSON_1 = [
     {"kind": "eval", "step": 0, "tokens": 0, "train_loss": 4.2, "val_loss": 4.3, "train_bpc": 6.06,
      "val_bpc": 6.2, "elapsed": 0.05, "sample": None},
     {"kind": "step", "step": 1, "tokens": 64, "loss": 4.17, "lr": 1e-3, "tokens_per_s": 900.5, "elapsed": 0.1},
@@ -42,6 +43,8 @@ HISTORY_JSON = [
      "elapsed": 0.4},
     {"kind": "end", "step": 3, "reason": "nan", "message": "loss became nan"},
 ]
+# ... and as today's (format 2): every field of every record, a step's grad_norm null when None
+HISTORY_JSON = [{**r, "grad_norm": None} if r["kind"] == "step" else r for r in HISTORY_JSON_1]
 
 
 def make_model(vocab_size: int, **variant) -> GPT:
@@ -195,12 +198,14 @@ def test_compiled_model_is_saved_as_the_model_inside(tmp_path, char_tok):
 
 
 def test_history_is_written_as_today_and_old_bundles_load_to_the_same_records(tmp_path, good):
-    """history.json keeps the format bundles have always had (so they stay readable by older
-    playgrounds), and a bundle written by hand in that format loads to the same records."""
+    """history.json holds every field of every record (format 2), and a bundle written by hand
+    in format 1 (grad_norm left out while None) loads to the same records."""
     today = json.dumps(HISTORY_JSON, indent=1, ensure_ascii=False).encode("utf-8")
     assert members(good)["history.json"] == today
     assert json.dumps(records_to_json(HISTORY)) == json.dumps(HISTORY_JSON)  # NaN != NaN: as text
-    old = rewrite(good, tmp_path / "old.zip", {"history.json": today})
+    format_1 = {**json.loads(members(good)["meta.json"]), "format_version": 1}
+    old = rewrite(good, tmp_path / "old.zip", {"meta.json": format_1, "history.json": json.dumps(
+        HISTORY_JSON_1, indent=1, ensure_ascii=False).encode("utf-8")})
     assert same_records(load_bundle(old).history, HISTORY)
 
 
@@ -244,7 +249,8 @@ def test_records_from_json_checks_every_field():
     evaluation = records_from_json([{**HISTORY_JSON[0], "train_loss": 4}], "a.zip")[0]
     assert evaluation.train_loss == 4 and evaluation.sample is None  # an int is a number
     without_sample = {k: v for k, v in HISTORY_JSON[0].items() if k != "sample"}
-    assert records_from_json([without_sample], "a.zip") == [HISTORY[0]]  # sample has a default
+    # format 1 took a record without a field that has a default; the upgrade fills it in
+    assert records_from_json(checkpoint._upgrade_history([without_sample]), "a.zip") == [HISTORY[0]]
 
 
 def _train_steps(model, opt, batch, n):
@@ -429,7 +435,7 @@ BAD_FILES = {
     "other format name": (lambda g, d, t: rewrite(g, d, {"meta.json": {"format": "something-else"}}),
                           r"zip file, but not a Transformer Playground bundle"),
     "newer format": (lambda g, d, t: rewrite(g, d, {"meta.json": {"format": checkpoint.FORMAT, "format_version": 99}}),
-                     r"newer Transformer Playground \(bundle format 99; this one reads format 1\)"),
+                     r"newer Transformer Playground \(bundle format 99; this one reads format 2\)"),
     "missing member": (lambda g, d, t: rewrite(g, d, {"tokenizer.json": None}), r"incomplete: it lacks tokenizer\.json"),
     "invalid json": (lambda g, d, t: rewrite(g, d, {"history.json": b"[{oops"}), r"history\.json in 'bad.zip' is damaged \(not valid JSON"),
     "invalid model config": (lambda g, d, t: _with_config(g, d, n_embd=30, n_head=4),

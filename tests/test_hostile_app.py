@@ -240,7 +240,8 @@ def test_a_model_that_is_training_is_lent_to_no_other_handler():
     import gradio as gr
 
     from playground.i18n import msg
-    from playground.ui.session import Session, TrainedModel, require_model
+    from playground.trained import TrainedModel
+    from playground.ui.session import Session, require_model
 
     session = Session()
     session.trained = TrainedModel(model=None, tokenizer=None, model_config=None, train_config=None)

@@ -54,7 +54,7 @@ def trained(tmp_path_factory):
     trainer = run.trainer()
     list(trainer.run())
     path = tmp_path_factory.mktemp("trained") / "run.zip"
-    return save_bundle(path, run.model, tok, run.train_config, trainer.history, trainer.state_dict())
+    return save_bundle(path, run.trained.model, tok, run.trained.train_config, trainer.history, trainer.state_dict())
 
 
 @pytest.fixture
@@ -298,7 +298,7 @@ def test_the_states_a_trainer_saves_pass_every_check(tmp_path):
         trainer = run.trainer()
         list(trainer.run(max_steps=3))
         saved = trainer.state_dict()
-        path = save_bundle(tmp_path / f"{optimizer}.zip", run.model, tok, train, trainer.history, saved)
+        path = save_bundle(tmp_path / f"{optimizer}.zip", run.trained.model, tok, train, trainer.history, saved)
         bundle = load_bundle(path)
         assert bundle.trainer_state["step"] == 3
         assert torch.equal(bundle.trainer_state["torch_rng"], saved["torch_rng"])

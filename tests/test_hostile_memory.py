@@ -48,9 +48,9 @@ def whole_run(corpus, tok, model_cfg, train_cfg):
     for _ in trainer.run():
         pass
     with tempfile.TemporaryDirectory() as folder:
-        save_bundle(Path(folder) / "run.zip", run.model, tok, train_cfg, trainer.history,
+        save_bundle(Path(folder) / "run.zip", run.trained.model, tok, train_cfg, trainer.history,
                     trainer.state_dict())
-    return run.model.num_params()
+    return run.trained.model.num_params()
 
 spec = json.loads(sys.argv[1])
 corpus = load_tiny_shakespeare("bundled")

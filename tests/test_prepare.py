@@ -129,5 +129,5 @@ def test_continuing_a_finished_run_says_to_raise_max_steps(tiny_text):
     trainer = run.trainer()
     list(trainer.run())
     with pytest.raises(ConfigError, match="already trained 6 steps. Set max_steps above 6"):
-        prepare_run(from_text(tiny_text), tok, run.model_config, TrainConfig(**TINY_TRAIN),
-                    model=run.model, trainer_state=trainer.state_dict())
+        prepare_run(from_text(tiny_text), tok, run.trained.model_config, TrainConfig(**TINY_TRAIN),
+                    model=run.trained.model, trainer_state=trainer.state_dict())

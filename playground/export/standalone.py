@@ -117,8 +117,8 @@ class BPETokenizer:
             raise ValueError("This tokenizer is not the byte-level BPE this script knows.")
         self.vocab: dict[str, int] = model["vocab"]
         self.tokens = {i: s for s, i in self.vocab.items()}
-        merges = [m.split(" ", 1) if isinstance(m, str) else m for m in model["merges"]]
-        self.rank = {tuple(pair): r for r, pair in enumerate(merges)}  # earlier = merged first
+        # [left, right] pairs in the order learned: earlier = merged first
+        self.rank = {tuple(pair): r for r, pair in enumerate(model["merges"])}
         self.byte_char = bytes_to_unicode()
         self.char_byte = {c: b for b, c in self.byte_char.items()}
 
@@ -259,11 +259,9 @@ class CausalSelfAttention(nn.Module):
         self.qkv = nn.Linear(cfg.n_embd, 3 * cfg.n_embd, bias=cfg.bias)
         self.proj = nn.Linear(cfg.n_embd, cfg.n_embd, bias=cfg.bias)
         self.rotary = Rotary(cfg) if cfg.pos == "rope" else None
-        # QK-norm (Qwen3): each head's queries and keys RMS-normed before RoPE (older bundles
-        # have no qk_norm setting: they were made without it)
-        qk_norm = getattr(cfg, "qk_norm", False)
-        self.q_norm = RMSNorm(self.head_size, cfg.norm_eps) if qk_norm else nn.Identity()
-        self.k_norm = RMSNorm(self.head_size, cfg.norm_eps) if qk_norm else nn.Identity()
+        # QK-norm (Qwen3): each head's queries and keys RMS-normed before RoPE
+        self.q_norm = RMSNorm(self.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
+        self.k_norm = RMSNorm(self.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
 
     def forward(self, x):
         B, T, C = x.shape
@@ -334,10 +332,8 @@ class PreNormBlock(nn.Module):
         self.ln_2 = make_norm(cfg)
         mlp = SwiGLU if cfg.activation == "swiglu" else MLP
         self.mlp = mlp(cfg, hidden_size(cfg))
-        # older bundles have no token_shift setting: they were made without it
-        shift = getattr(cfg, "token_shift", False)
-        self.shift_1 = TokenShift() if shift else nn.Identity()
-        self.shift_2 = TokenShift() if shift else nn.Identity()
+        self.shift_1 = TokenShift() if cfg.token_shift else nn.Identity()
+        self.shift_2 = TokenShift() if cfg.token_shift else nn.Identity()
 
     def forward(self, x):
         x = x + self.attn(self.shift_1(self.ln_1(x)))
@@ -379,12 +375,19 @@ class GPT(nn.Module):
 # =============================================================================================
 # Loading a bundle: JSON and safetensors read from the zip in memory
 
+FORMAT_VERSION = 2  # the bundle format this script reads (every model setting in model_config.json)
+
 
 def load_bundle(path: str, device: str = "cpu"):
     with zipfile.ZipFile(path) as zf:
         meta = json.loads(zf.read("meta.json"))
         if meta.get("format") != "transformer-playground-bundle":
             raise ValueError(f"{path} is not a Transformer Playground bundle.")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise ValueError(
+                f"{path} is bundle format {meta.get('format_version')}; this script reads format "
+                f"{FORMAT_VERSION}. Load it in Transformer Playground and save it again (python -m "
+                f"playground upgrade {path}), or take the script that came with it.")
         # every setting the model was built with (zero_init says only how training began)
         cfg = SimpleNamespace(**json.loads(zf.read("model_config.json")))
         tokenizer = load_tokenizer(json.loads(zf.read("tokenizer.json")))

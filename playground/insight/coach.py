@@ -365,8 +365,8 @@ def _spike(steps) -> dict[str, Any] | None:
 
 def _grad_spike(steps, config: TrainConfig) -> dict[str, Any] | None:
     """The latest step after the warmup whose gradient norm jumped to GRAD_SPIKE_RATIO times
-    the median of the WINDOW steps before it (steps without a norm, from older histories, are
-    left out)."""
+    the median of the WINDOW steps before it (steps whose norm is not a finite number are
+    left out: None where it was not measured)."""
     measured = [r for r in steps if _finite(r.grad_norm) and r.step > config.warmup_steps]
     if len(measured) <= 20:
         return None

@@ -30,9 +30,8 @@ MAX_TEXT_CHARS = 2_000  # the viewer shows one sentence or paragraph; pure Pytho
 def _ranks(tokenizer_json: str) -> dict[tuple[str, str], int]:
     """{(left, right): rank} of the merges in a tokenizer's JSON, in byte-level characters."""
     merges = json.loads(tokenizer_json)["tokenizer"]["model"]["merges"]
-    # tokenizers >= 0.20 stores pairs as lists; older files as "left right" strings
-    pairs = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in merges]
-    return {pair: rank for rank, pair in enumerate(pairs)}
+    # [left, right] pairs: tokenizers >= 0.20 writes them so (requirements: 0.21)
+    return {tuple(pair): rank for rank, pair in enumerate(merges)}
 
 
 def _pieces(text: str) -> list[str]:

@@ -226,8 +226,8 @@ class LocalRun:
 
     def __init__(self, plan: PreparedRun, *, workdir: Path):
         self.trainer = plan.trainer()
-        self.model = plan.model
-        if plan.train_config.threads == 0:  # "let PyTorch decide": all cores while alone,
+        self.model = plan.trained.model
+        if plan.trained.train_config.threads == 0:  # "let PyTorch decide": all cores while alone,
             alone = self.trainer.threads  # one while others share the machine (fairshare)
             self.trainer.threads = lambda: 1 if fairshare.MACHINE.crowded() else alone
 
@@ -257,14 +257,15 @@ class ChunkedRun:
     would compile afresh anyway."""
 
     def __init__(self, plan: PreparedRun, *, workdir: Path, seconds: float = CHUNK_SECONDS):
-        if plan.train_config.compile:
+        trained = plan.trained
+        if trained.train_config.compile:
             raise ConfigError(msg("compile (torch.compile) does not work on ZeroGPU, where each "
                                   "stretch of training runs in a new GPU process: untick compile "
                                   "and press Start again."))
-        self.model = plan.model.cpu()
-        self.data, self.train_config, self.tokenizer = plan.data, plan.train_config, plan.tokenizer
+        self.model = trained.model.cpu()
+        self.data, self.train_config, self.tokenizer = plan.data, trained.train_config, trained.tokenizer
         self.seconds = seconds
-        self._state = plan.trainer_state
+        self._state = trained.trainer_state
         self.stop_path = workdir / "stop-training"
         self.stop_path.unlink(missing_ok=True)
 

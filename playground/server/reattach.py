@@ -41,6 +41,7 @@ from typing import Any
 import gradio as gr
 import torch
 
+from playground.checkpoint import save_bundle
 from playground.export.links import KEYS as LINK_KEYS
 from playground.i18n import msg, normalize_language, t
 from playground.runtime import disk, sessions
@@ -268,8 +269,13 @@ def _restore(session: Session, digest: str) -> bool:
         store.discard(digest)
         return False
     copy = session.workdir() / f"playground-model-step{_step(session)}.zip"
-    shutil.copyfile(kept, copy)  # the download, and what the next save replaces
-    session.trained.bundle_path = str(copy)
+    trained = session.trained
+    if "upgraded_from" in trained.meta:  # kept by an older playground: the download is today's
+        save_bundle(copy, trained.model, trained.tokenizer, trained.train_config,
+                    trained.history, trained.trainer_state)
+    else:
+        shutil.copyfile(kept, copy)  # the download, and what the next save replaces
+    trained.bundle_path = str(copy)
     store.discard(digest)
     return True
 

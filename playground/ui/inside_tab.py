@@ -45,7 +45,8 @@ from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, ke
 from playground.runtime import zerogpu
 from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
-from playground.ui.session import Session, TrainedModel, ensure
+from playground.trained import TrainedModel
+from playground.ui.session import Session, ensure
 from playground.ui.settings import PageSettings, takes_settings
 from playground.runtime.fairshare import in_turns
 
@@ -427,13 +428,11 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
     except Exception as error:  # noqa: BLE001 (said in the status line, never a pill)
         yield status_only(_problem(error, lang))
         return
-    continued = session.trained is not None and session.trained.model is plan.model
-    trained = session.trained = TrainedModel(
-        plan.model, plan.tokenizer, plan.model_config, plan.train_config, list(trainer.history),
-        plan.trainer_state, corpus=plan.corpus)
+    continued = session.trained is not None and session.trained.model is plan.trained.model
+    trained = session.trained = plan.trained
     if not continued:  # a new model: the loss plot's reference lines are for its text
-        loss_panel.begin(session, plan.corpus, plan.tokenizer, plan.data.train_ids,
-                         plan.model_config.vocab_size)
+        loss_panel.begin(session, trained.corpus, trained.tokenizer, plan.data.train_ids,
+                         trained.model_config.vocab_size)
     session.attention = None
     session.run.running, session.run.stop = True, trainer.stop
     view = _current(view, session)

@@ -1,7 +1,7 @@
 """One browser session's state, and the conventions every handler follows.
 
 Each visitor gets their own ``Session`` (held by ``gr.State``): corpus, tokenizer, the
-trained model with its history (``TrainedModel``), the run's state (``RunState``), the loss
+trained model with its history (one core ``playground.trained.TrainedModel``), the run's state (``RunState``), the loss
 plot's options (``PlotOptions``), the finished runs, the last generation, cached attention.
 Nothing model-like lives at module level, so two visitors never see each other's work. Handlers receive the session, change it
 in place and return it; a handler that fails raises ``gr.Error`` with a message for people
@@ -23,23 +23,22 @@ import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import gradio as gr
 
 from playground.insight.attention import AttentionMaps
 from playground.checkpoint import BundleError
-from playground.train import Record
-from playground.config import ConfigError, ModelConfig, TrainConfig
+from playground.config import ConfigError
 from playground.i18n import DEFAULT_LANGUAGE, Message, error_text, localize, msg, t
 from playground.corpus import Corpus, CorpusError, load_tiny_shakespeare
 from playground.insight.memorization import CopyIndex
-from playground.model import GPT
 from playground.runtime.disk import (DiskBudget, bundle_estimate, check_room, folder_bytes,
                                      returns_dir)
 from playground.insight.baselines import ReferenceLine
 from playground.insight.runs import RunLog
 from playground.tokenizer import Tokenizer, TokenizerError
+from playground.trained import TrainedModel
 
 log = logging.getLogger("playground.ui")
 
@@ -84,26 +83,6 @@ class LiveFiles:
 
 
 LIVE_FILES = LiveFiles()
-
-
-@dataclass
-class TrainedModel:
-    """The model a session holds and what belongs with it: one object, replaced whole when a
-    run starts or a bundle is uploaded, so its parts always describe the same model.
-
-    ``tokenizer`` is the one the model was trained with (the Tokenizer tab's may be newer);
-    ``corpus`` the text it trained on, for the memorisation check (None after an upload: a
-    bundle does not carry its text). ``bundle_path`` is None until a run has saved one.
-    """
-
-    model: GPT
-    tokenizer: Tokenizer
-    model_config: ModelConfig
-    train_config: TrainConfig
-    history: list[Record] = field(default_factory=list)  # the run's records, as Trainer.history
-    trainer_state: dict[str, Any] | None = None  # what continuing a run needs
-    bundle_path: str | None = None
-    corpus: Corpus | None = None
 
 
 def check_bundle_room(trained: TrainedModel, workdir: Path) -> None:

@@ -55,8 +55,9 @@ from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, ke
 from playground.ui import health_panel, loss_panel
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
-from playground.ui.session import (Session, TrainedModel, check_bundle_room, default_corpus,
-                                   ensure, friendly_errors, require_model)
+from playground.trained import TrainedModel
+from playground.ui.session import (Session, check_bundle_room, default_corpus, ensure,
+                                   friendly_errors, require_model)
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
@@ -390,11 +391,12 @@ def _no_samples_note(cfg: TrainConfig, lang: str) -> str:
 def _warn_if_long(plan: PreparedRun, settings: PageSettings, lang: str) -> estimate.Estimate | None:
     """The run's estimate (None where unknown), and a toast when it is long or a GPU recipe
     is about to run on a CPU: the run still starts, and Stop keeps what it has learned."""
-    timing = run_estimate(plan.model_config, plan.train_config, done=plan.start_step)
+    timing = run_estimate(plan.trained.model_config, plan.trained.train_config,
+                          done=plan.start_step)
     if timing is None:
         return None
     took = estimate.duration_text(timing.seconds, lang)
-    if _gpu_recipe(settings) and _on_cpu(plan.train_config):
+    if _gpu_recipe(settings) and _on_cpu(plan.trained.train_config):
         gr.Warning(t("{preset} is a GPU recipe: on this machine's CPU it would take about "
                      "{time}. Stop ends it at any time and keeps the model trained so far.",
                      lang, preset=matching_preset(settings), time=took),
@@ -567,16 +569,15 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                          lang),
                        title=t("Already training", lang), print_exception=False)
     plan = _plan(session, continue_training, settings)
-    corpus, tokenizer = plan.corpus, plan.tokenizer
-    model_cfg, train_cfg, train_ids = plan.model_config, plan.train_config, plan.data.train_ids
+    trained = plan.trained
+    corpus, tokenizer = trained.corpus, trained.tokenizer
+    model_cfg, train_cfg, train_ids = trained.model_config, trained.train_config, plan.data.train_ids
     timing = _warn_if_long(plan, settings, lang)
     hosting.check_allowed(train_cfg, timing.seconds if timing is not None else None)
     run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
     # The model being trained; the session holds it from the first step on (a run stopped
     # while it waits for its turn leaves the session's earlier model as it was), and then
     # Stop or a failure keeps it. (A session released mid-run drops it.)
-    trained = TrainedModel(run.model, tokenizer, model_cfg, train_cfg, list(run.history),
-                           plan.trainer_state, corpus=corpus)
     session.run.running, session.run.stop = True, run.stop
     # the records so far (a continued run starts with its past), kept in the session's model
     # as they come: the health plots under the loss plot read them there
@@ -756,15 +757,13 @@ def upload_bundle(session: Session | None, path: str | None):
         raise ConfigError(msg("No file: upload a .zip bundle saved by this app."))
     if session.run.running:
         raise ConfigError(msg("A training run is going: stop it before loading a bundle."))
-    bundle = load_bundle(path)
+    bundle = session.trained = load_bundle(path)  # no corpus: a bundle does not carry its text
     bundle.model.train()
-    # the bundle's text is not known here: no corpus, no reference lines
-    session.trained = TrainedModel(bundle.model, bundle.tokenizer, bundle.model_config,
-                                   bundle.train_config, bundle.history, bundle.trainer_state)
+    # the bundle's text is not known here: no reference lines
     session.tokenizer, session.tokenizer_corpus = bundle.tokenizer, None
     session.attention = None
     session.plot.references = []
-    step = int(bundle.trainer_state["step"]) if bundle.trainer_state else 0
+    step = bundle.step
     values = PageSettings.from_configs(bundle.model_config, bundle.train_config).as_list()
     status = t("**Loaded** a model with {params} parameters and a {kind} tokenizer ({vocab} "
                "tokens), trained {step} steps. Generate with it, or tick 'Continue training' and "

@@ -18,7 +18,8 @@ from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord
 from playground.ui import export_tab
-from playground.ui.session import Session, TrainedModel
+from playground.trained import TrainedModel
+from playground.ui.session import Session
 
 from checks import REPO, TINY_MODEL, page_settings
 

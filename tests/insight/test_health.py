@@ -10,7 +10,7 @@ import math
 import pytest
 import torch
 
-from playground.checkpoint import load_bundle, records_from_json, records_to_json, save_bundle
+from playground.checkpoint import _upgrade_history, load_bundle, records_from_json, records_to_json, save_bundle
 from playground.config import TrainConfig
 from playground.insight.health import clipped, health_figure, history_csv, planned_lr
 from playground.tokenizer import train_tokenizer
@@ -60,12 +60,12 @@ def test_the_gradient_norm_goes_through_a_bundle_and_old_histories_load_without_
     as_json = records_to_json(records)
     assert all("grad_norm" in r for r in as_json if r["kind"] == "step")
     old = [{k: v for k, v in r.items() if k != "grad_norm"} for r in as_json]  # an older bundle
-    loaded = records_from_json(old, "old.zip")
+    loaded = records_from_json(_upgrade_history(old), "old.zip")  # format 1, upgraded as loaded
     assert [r.grad_norm for r in loaded if isinstance(r, StepRecord)] == [None] * 6
-    # a record without it is written as bundles always were: no grad_norm key at all
+    # a record without it is written with the key, null (format 2: every field, always)
     assert records_to_json([StepRecord(1, 64, 4.0, 1e-3, 900.0, 0.1)]) == [
         {"kind": "step", "step": 1, "tokens": 64, "loss": 4.0, "lr": 1e-3, "tokens_per_s": 900.0,
-         "elapsed": 0.1}]
+         "elapsed": 0.1, "grad_norm": None}]
 
 
 def test_the_planned_schedule_is_the_one_the_run_follows():

@@ -169,7 +169,7 @@ def test_the_compile_refusal_and_the_stopped_ends_read_in_chinese_too(tmp_path):
     assert_translated(refused.value, "compile (torch.compile) does not work on ZeroGPU, where "
                       "each stretch of training runs in a new GPU process: untick compile and "
                       "press Start again.", ("compile",))
-    plan = prepare_run(corpus, tok, plan.model_config, TrainConfig(max_steps=2, batch_size=2,
+    plan = prepare_run(corpus, tok, plan.trained.model_config, TrainConfig(max_steps=2, batch_size=2,
                        device="cpu"), check_free_memory=False)
     run = zerogpu.ChunkedRun(plan, workdir=tmp_path)
     for error in (gr.Error("no quota (9s requested vs. 5s left)", title="ZeroGPU quota exceeded"),

@@ -250,6 +250,20 @@ def test_sigterm_stops_runs_keeps_bundles_and_a_later_load_finds_them(tiny_text,
     assert reattach.REGISTRY.find(busy_token) is fresh
 
 
+def test_a_bundle_kept_by_an_older_playground_comes_back_in_todays_format():
+    """A format-1 bundle kept over the restart that brought format 2: the download is format 2,
+    which the exported standalone script reads."""
+    token = new_token()
+    reattach.return_store().put(token_digest(token), Path(__file__).parents[1] / "fixtures" /
+                                "format1-tiny.zip")
+    fresh = Session()
+    page = come_back(fresh, token)
+    assert fresh.trained is not None and fresh.trained.meta["upgraded_from"] == 1
+    download = load_bundle(page[4].value["path"])
+    assert download.meta["format_version"] == 2 and "upgraded_from" not in download.meta
+    assert download.history == fresh.trained.history
+
+
 def test_the_sigterm_handler_saves_then_ends_as_ctrl_c_does(tiny_text):
     session = trained_session(tiny_text)
     token = come_back(session, None)[1]

@@ -17,7 +17,8 @@ from playground.model import GPT
 from playground.tokenizer import train_tokenizer
 from playground.ui import attention_tab, generate_tab
 from playground.ui.generate_tab import Writing
-from playground.ui.session import Session, TrainedModel
+from playground.trained import TrainedModel
+from playground.ui.session import Session
 
 from checks import TINY_MODEL
 

@@ -48,7 +48,7 @@ def straight(session, values):
     run = prepare_run(session.corpus, session.tokenizer, model_cfg, train_cfg)
     trainer = run.trainer()
     records = list(trainer.run())
-    return run.model, records
+    return run.trained.model, records
 
 
 def losses(records):

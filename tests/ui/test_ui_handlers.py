@@ -14,7 +14,8 @@ from playground.i18n import t
 from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            tokenizer_tab, train_tab)
-from playground.ui.session import Session, TrainedModel, app_temp_dir
+from playground.trained import TrainedModel
+from playground.ui.session import Session, app_temp_dir
 from playground.runtime.zerogpu import ChunkedRun, LocalRun
 
 from checks import TINY, page_settings
