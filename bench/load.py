@@ -166,6 +166,9 @@ def classroom(ctx: Context) -> list[Row]:
     import os
 
     os.environ.setdefault("PLAYGROUND_CONCURRENCY", "1")
+    from playground.runtime import hosting
+
+    hosting.use(None)  # read again, with that default, whatever read the environment before
     from playground.config import DEFAULT_PRESET
     from playground.runtime import fairshare
     from playground.runtime.device import RECLAIM_MAX_WAIT_S, RECLAIM_QUIET_S, RECLAIMER

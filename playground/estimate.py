@@ -36,8 +36,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import math
-import os
 import statistics
 import time
 from dataclasses import dataclass
@@ -47,9 +45,9 @@ import torch
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import Message, localize, msg
+from playground.runtime import hosting
+from playground.runtime.hosting import Hosting
 
-LONG_RUN_ENV = "PLAYGROUND_LONG_RUN_S"  # the warning limit, in seconds
-LONG_RUN_S = 600.0  # by default a run estimated above 10 minutes gets a warning
 NS_STEPS = 5  # Newton-Schulz iterations per Muon step (torch.optim.Muon's default)
 # the probes: one nearly all overhead, one mostly matmuls (~2.5 GFLOP a step, ~0.1 s on a laptop)
 PROBE_SMALL = (ModelConfig(vocab_size=65, block_size=32, n_layer=1, n_head=2, n_embd=32),
@@ -458,18 +456,13 @@ def estimate_run(model: ModelConfig, train: TrainConfig, speed: Speed, *, done: 
                     tokens_per_step=train.batch_size * model.block_size)
 
 
-def long_run_limit(env: dict | None = None) -> float:
+def long_run_limit(host: Hosting | None = None) -> float:
     """Seconds above which an estimate gets a warning: ``PLAYGROUND_LONG_RUN_S``, else 600.
 
-    >>> long_run_limit({}), long_run_limit({"PLAYGROUND_LONG_RUN_S": "60"}), long_run_limit({"PLAYGROUND_LONG_RUN_S": "x"})
-    (600.0, 60.0, 600.0)
+    >>> long_run_limit(Hosting()), long_run_limit(Hosting(long_run_s=60.0))
+    (600.0, 60.0)
     """
-    env = os.environ if env is None else env
-    try:
-        limit = float(env.get(LONG_RUN_ENV, LONG_RUN_S))
-    except ValueError:
-        return LONG_RUN_S
-    return limit if math.isfinite(limit) and limit > 0 else LONG_RUN_S
+    return (hosting.current() if host is None else host).long_run_s
 
 
 def duration_text(seconds: float, lang: str = "en") -> str:

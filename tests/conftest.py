@@ -31,6 +31,18 @@ def _isolated_gradio_temp_dir(monkeypatch, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def _host_from_this_tests_environment():
+    """Each test reads the host's settings afresh (``hosting.current()`` keeps them once
+    read); a test that wants other settings builds a ``Hosting`` and passes it to
+    ``hosting.use``, undone here after the test."""
+    from playground.runtime import hosting
+
+    hosting.use(None)
+    yield
+    hosting.use(None)
+
+
+@pytest.fixture(autouse=True)
 def _seeded():
     """Every test starts from the same random state, so a failure repeats."""
     torch.manual_seed(0)

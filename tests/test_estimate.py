@@ -11,6 +11,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from playground import estimate as est
 from playground.config import PRESETS, ModelConfig, TrainConfig
 from playground.model import GPT
+from playground.runtime.hosting import Hosting
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, Trainer
 
 from checks import TINY_MODEL, TINY_TRAIN
@@ -225,10 +226,13 @@ def test_an_evaluation_pays_the_measured_forward_overhead_per_pass():
 
 
 def test_the_warning_limit_and_durations():
-    assert est.long_run_limit({}) == 600.0
-    assert est.long_run_limit({est.LONG_RUN_ENV: "90"}) == 90.0
+    def limit(env):
+        return est.long_run_limit(Hosting.from_env(env))
+
+    assert limit({}) == 600.0
+    assert limit({"PLAYGROUND_LONG_RUN_S": "90"}) == 90.0
     for bad in ("-5", "nan", "inf", "ten"):
-        assert est.long_run_limit({est.LONG_RUN_ENV: bad}) == 600.0
+        assert limit({"PLAYGROUND_LONG_RUN_S": bad}) == 600.0
     assert [est.duration_text(s) for s in (7.4, 65, 3600 * 18)] == ["7 s", "1 min 05 s", "18 h 00 min"]
     assert [est.duration_text(s, "zh-CN") for s in (7.4, 65, 3 * 86400)] == [
         "7 秒", "1 分 05 秒", "3 天 0 小时"]

@@ -9,6 +9,7 @@ and every other visitor got HTTP 503; a 200 MB paste was read and parsed (+720 M
 5 MB check refused it; a 10 MB choice value was echoed whole into the error and the log.
 """
 
+import dataclasses
 import json
 import logging
 import re
@@ -19,6 +20,8 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from playground.runtime import hosting
+from playground.runtime.hosting import Hosting
 from playground.server import guard
 from playground.ui import tokenizer_tab
 from playground.ui.app import QUEUE_MAX_SIZE, build_demo, launch
@@ -99,7 +102,8 @@ def test_one_client_cannot_fill_the_queue(served, monkeypatch):
     """Twenty sessions from one address: JOBS_PER_CLIENT get in, the rest are told why, and a
     visitor from another address still joins (before: 65 filled the queue, others got 503)."""
     demo, url, gate, calls = served
-    monkeypatch.setenv("PLAYGROUND_TRUST_PROXY", "1")  # the proxy's X-Forwarded-For names clients
+    # PLAYGROUND_TRUST_PROXY=1: the proxy's X-Forwarded-For names clients
+    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
     flood = {"x-forwarded-for": "198.51.100.7"}
     answers = [join(url, demo, "train_tokenizer", TOKENIZER, f"fake-{i}", flood).status_code
                for i in range(20)]
@@ -116,15 +120,14 @@ def test_one_client_cannot_fill_the_queue(served, monkeypatch):
     assert call.status_code == 429
 
 
-def test_a_forwarded_address_counts_only_behind_a_trusted_proxy(monkeypatch):
+def test_a_forwarded_address_counts_only_behind_a_trusted_proxy():
     """On a Space every connection comes from its proxy, so the client is the proxy's first
     X-Forwarded-For address; elsewhere it is the connection's (uvicorn itself already takes
     X-Forwarded-For from a proxy on 127.0.0.1)."""
-    for name in ("SYSTEM", "SPACE_ID", "PLAYGROUND_TRUST_PROXY"):
-        monkeypatch.delenv(name, raising=False)
+    hosting.use(Hosting.from_env({}))  # no SYSTEM, SPACE_ID nor PLAYGROUND_TRUST_PROXY
     headers = {"x-forwarded-for": "203.0.113.9, 10.0.0.1"}
     assert guard.client_address(headers, "10.0.0.1") == "10.0.0.1"
-    monkeypatch.setenv("SYSTEM", "spaces")
+    hosting.use(Hosting.from_env({"SYSTEM": "spaces"}))
     assert guard.client_address(headers, "10.0.0.1") == "203.0.113.9"
     assert guard.client_address({}, "10.0.0.1") == "10.0.0.1"
 
@@ -258,7 +261,7 @@ def test_a_model_that_is_training_is_lent_to_no_other_handler():
 def test_one_client_cannot_fill_the_disk_with_uploads(monkeypatch):
     """Before: 5 MB files without a session, as many as the client liked (200 MB in 1.6 s)."""
     monkeypatch.setattr(guard, "UPLOAD_BYTES_PER_HOUR", 2**20)  # 1 MB an hour, for the test
-    monkeypatch.setenv("PLAYGROUND_TRUST_PROXY", "1")
+    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))  # PLAYGROUND_TRUST_PROXY=1
     demo = build_demo()
     _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
     try:

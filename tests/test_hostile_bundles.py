@@ -25,6 +25,8 @@ from playground.config import ModelConfig, TrainConfig
 from playground.corpus import from_text
 from playground.model import GPT, inference_memory
 from playground.prepare import prepare_run
+from playground.runtime import hosting
+from playground.runtime.hosting import Hosting
 from playground.tokenizer import train_tokenizer
 
 from checks import TINY_MODEL, TINY_TRAIN, assert_translated
@@ -186,11 +188,13 @@ def test_on_shared_hosting_one_model_gets_its_share_however_much_is_free(trained
     path = long_context_bundle(trained, tmp_path / "long.zip", **shape)
     monkeypatch.setattr(checkpoint, "available_memory", lambda device: 64 * 2**30)
     # (strict_state off: the trainer state is the small run's, which this shape cannot resume)
+    hosting.use(Hosting())
     load_bundle(path, strict_state=False)  # locally: it fits, so it loads
-    monkeypatch.setenv("SPACE_ID", "someone/playground")
+    hosting.use(Hosting.from_env({"SPACE_ID": "someone/playground"}))
     with pytest.raises(BundleError, match=r"but only 512.0 MB can be given to it here"):
         load_bundle(path, strict_state=False)
-    monkeypatch.setenv("PLAYGROUND_MAX_MODEL_MB", "0")  # the host lifts the limit
+    # the host lifts the limit
+    hosting.use(Hosting.from_env({"SPACE_ID": "someone/playground", "PLAYGROUND_MAX_MODEL_MB": "0"}))
     load_bundle(path, strict_state=False)
 
 

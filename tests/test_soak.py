@@ -15,6 +15,7 @@ The figures (users, rounds, peak and final RSS, longest wait) are printed (``pyt
 Nothing is timed except one generous limit on the whole test, against a hang.
 """
 
+import dataclasses
 import gc
 import threading
 import time
@@ -25,6 +26,7 @@ from gradio_client import Client
 
 from playground.checkpoint import load_bundle
 from playground.model import GPT
+from playground.runtime import hosting
 from playground.runtime.device import return_free_memory
 from playground.ui.app import build_demo, launch
 from playground.ui.session import Session, app_temp_dir
@@ -133,7 +135,8 @@ def wait_until(condition, what):
 @pytest.mark.slow
 def test_soak_many_visitors_in_rounds(monkeypatch, tmp_path):
     monkeypatch.setenv("GRADIO_HEARTBEAT_INTERVAL", "1")  # a closed tab is noticed in ~1 s
-    monkeypatch.setenv("PLAYGROUND_CONCURRENCY", "1")  # one compute job at a time, as on 2 CPUs
+    # PLAYGROUND_CONCURRENCY=1: one compute job at a time, as on 2 CPUs
+    hosting.use(dataclasses.replace(hosting.current(), concurrency=1))
     demo = build_demo(session_ttl_s=300)  # closed tabs free at once; the TTL is the backstop
     _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
     downloads = str(tmp_path / "downloads")

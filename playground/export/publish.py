@@ -29,7 +29,9 @@ from typing import Any
 
 from playground import __version__
 from playground.corpus import HUB_DATASET
+from playground.runtime import hosting
 from playground.runtime.files import atomic_write
+from playground.runtime.hosting import Hosting
 from playground.i18n import Message, msg
 from playground.train import EndRecord, EvalRecord, Record
 
@@ -191,18 +193,19 @@ def model_card(info: BundleInfo, repo_id: str = "user/model", license: str = "mi
 
 # --- the Hub ------------------------------------------------------------------------------
 
-def space_page(environ: Any = None) -> str | None:
-    """The page of the Space this app runs on (``SPACE_ID``, which Spaces set), else None.
+def space_page(host: Hosting | None = None) -> str | None:
+    """The page of the Space this app runs on (``Hosting.space_id``: ``SPACE_ID``, which
+    Spaces set), else None.
 
     On a Space the app is served from its own host inside a frame of this page; a link to
     the page opens the app with the link's query string (Spaces pass it on to the frame).
 
-    >>> space_page({"SPACE_ID": "alice/playground"})
+    >>> space_page(Hosting(space_id="alice/playground"))
     'https://huggingface.co/spaces/alice/playground'
-    >>> space_page({}) is None
+    >>> space_page(Hosting()) is None
     True
     """
-    space = (os.environ if environ is None else environ).get("SPACE_ID", "")
+    space = (hosting.current() if host is None else host).space_id or ""
     parts = space.split("/")
     if len(parts) != 2 or not all(_REPO_PART.match(p) for p in parts):
         return None

@@ -2,7 +2,7 @@
 
 Every saved model is a bundle (``checkpoint.save_bundle``), and a bundle of a 100M-parameter
 run is over a gigabyte, so what one visitor may keep and what all of them may keep together
-are bounded (``DiskBudget``, from the environment: ``PLAYGROUND_SESSION_DISK_MB``, 2 GB by
+are bounded (``DiskBudget``, from the host's settings: ``PLAYGROUND_SESSION_DISK_MB``, 2 GB by
 default, and ``PLAYGROUND_APP_DISK_MB``, 20 GB; 0 turns a budget off). ``check_room`` refuses
 a save that would go past either before anything is written, saying what to do; nothing
 saved before is touched. (``save_bundle`` itself refuses a bundle the free disk cannot hold.)
@@ -22,11 +22,9 @@ playground.config.ConfigError: This model's bundle (about 60 bytes) would take y
 
 from __future__ import annotations
 
-import math
 import os
 import shutil
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,10 +33,10 @@ import torch
 
 from playground.config import ConfigError
 from playground.i18n import msg
+from playground.runtime import hosting
 from playground.runtime.files import atomic_write, human_bytes
+from playground.runtime.hosting import APP_DISK_MB, SESSION_DISK_MB, Hosting
 
-SESSION_DISK_MB = 2048  # a visitor's saved files: one bundle of a 100M-parameter run and more
-APP_DISK_MB = 20 * 1024  # everyone's together (a free Space has 50 GB of disk)
 BYTES_PER_RECORD = 200  # one training record as JSON in a bundle (measured 120-180)
 BUNDLE_OVERHEAD = 64 * 2**10  # configs, tokenizer, zip directory
 BUNDLE_NAME = "bundle.zip"
@@ -48,29 +46,22 @@ BUNDLE_NAME = "bundle.zip"
 class DiskBudget:
     """Bytes a session's files and all the app's files may take (None: no limit)."""
 
-    session_bytes: int | None = SESSION_DISK_MB * 2**20
-    app_bytes: int | None = APP_DISK_MB * 2**20
+    session_bytes: int | None = int(SESSION_DISK_MB * 2**20)
+    app_bytes: int | None = int(APP_DISK_MB * 2**20)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> DiskBudget:
-        """``PLAYGROUND_SESSION_DISK_MB`` and ``PLAYGROUND_APP_DISK_MB``; 0 is no limit.
+    def from_hosting(cls, host: Hosting | None = None) -> DiskBudget:
+        """The host's budgets (``PLAYGROUND_SESSION_DISK_MB``, ``PLAYGROUND_APP_DISK_MB``).
 
-        >>> DiskBudget.from_env({"PLAYGROUND_SESSION_DISK_MB": "1", "PLAYGROUND_APP_DISK_MB": "0"})
+        >>> DiskBudget.from_hosting(Hosting(session_disk_mb=1.0, app_disk_mb=None))
         DiskBudget(session_bytes=1048576, app_bytes=None)
         """
-        env = os.environ if env is None else env
-        return cls(_megabytes(env, "PLAYGROUND_SESSION_DISK_MB", SESSION_DISK_MB),
-                   _megabytes(env, "PLAYGROUND_APP_DISK_MB", APP_DISK_MB))
+        host = hosting.current() if host is None else host
+        return cls(_bytes(host.session_disk_mb), _bytes(host.app_disk_mb))
 
 
-def _megabytes(env: Mapping[str, str], name: str, default: float) -> int | None:
-    try:
-        value = float(env.get(name, default))
-    except ValueError:
-        value = default
-    if not math.isfinite(value) or value < 0:
-        value = default
-    return int(value * 2**20) if value > 0 else None
+def _bytes(megabytes: float | None) -> int | None:
+    return None if megabytes is None else int(megabytes * 2**20)
 
 
 def folder_bytes(path: str | os.PathLike) -> int:
@@ -141,20 +132,20 @@ def bundle_estimate(model: torch.nn.Module, history_len: int,
     return weights + state + copies * history_len * BYTES_PER_RECORD + BUNDLE_OVERHEAD
 
 
-def data_dir(env: Mapping[str, str] | None = None) -> Path:
+def data_dir(host: Hosting | None = None) -> Path:
     """The app's own lasting folder: ``PLAYGROUND_DATA_DIR``; else ``/data/playground`` where
     ``/data`` can be written (a Space's persistent storage); else ``~/.cache/transformer-playground``."""
-    env = os.environ if env is None else env
-    if env.get("PLAYGROUND_DATA_DIR"):
-        return Path(env["PLAYGROUND_DATA_DIR"])
+    host = hosting.current() if host is None else host
+    if host.data_dir is not None:
+        return host.data_dir
     if os.path.isdir("/data") and os.access("/data", os.W_OK):
         return Path("/data/playground")
     return Path.home() / ".cache" / "transformer-playground"
 
 
-def returns_dir(env: Mapping[str, str] | None = None) -> Path:
+def returns_dir(host: Hosting | None = None) -> Path:
     """Where bundles kept for returning visitors live: ``data_dir()/returning``."""
-    return data_dir(env) / "returning"
+    return data_dir(host) / "returning"
 
 
 class ReturnStore:

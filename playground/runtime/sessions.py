@@ -34,22 +34,21 @@ from __future__ import annotations
 
 import collections
 import hashlib
-import math
-import os
 import re
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-GRACE_S = 600.0  # a closed page's session waits this long for its browser to come back
-NEW_SESSIONS_PER_MINUTE = 60  # per client address: a classroom's reloads, not a script's flood
+from playground.runtime import hosting
+from playground.runtime.hosting import GRACE_S, MAX_SESSIONS, Hosting
+
 ENTRY_BYTES = 2**20  # what one session costs the server before it makes anything (Gradio's
 #   per-session copy of the page's config: 350 KB measured, about 1 MB on this page)
 MEMORY_SHARE = 0.25  # of the memory free at start, what empty sessions may take at most
-MIN_SESSIONS, MAX_SESSIONS = 64, 10_000  # Gradio's own default capacity is the upper bound
+MIN_SESSIONS = 64  # ...and MAX_SESSIONS, Gradio's own default capacity, the upper bound
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")  # secrets.token_urlsafe(32)
 
 
@@ -80,45 +79,33 @@ def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode("ascii")).hexdigest()
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
-    try:
-        value = float(env.get(name, default))
-    except ValueError:
-        return default
-    return value if value >= 0 and math.isfinite(value) else default
+def grace_seconds(host: Hosting | None = None) -> float:
+    """How long a closed page's session is kept (``Hosting.grace_s``, ``PLAYGROUND_GRACE_S``;
+    0: freed at once).
 
-
-def grace_seconds(env: Mapping[str, str] | None = None) -> float:
-    """How long a closed page's session is kept (``PLAYGROUND_GRACE_S``; 0: freed at once).
-
-    >>> grace_seconds({}), grace_seconds({"PLAYGROUND_GRACE_S": "30"}), grace_seconds({"PLAYGROUND_GRACE_S": "-1"})
-    (600.0, 30.0, 600.0)
+    >>> grace_seconds(Hosting()), grace_seconds(Hosting(grace_s=30.0))
+    (600.0, 30.0)
     """
-    return _seconds(os.environ if env is None else env, "PLAYGROUND_GRACE_S", GRACE_S)
+    return (hosting.current() if host is None else host).grace_s
 
 
-def new_sessions_per_minute(env: Mapping[str, str] | None = None) -> int:
+def new_sessions_per_minute(host: Hosting | None = None) -> int:
     """New sessions one client address may open a minute (``PLAYGROUND_NEW_SESSIONS_PER_MIN``;
     0: no limit)."""
-    return int(_seconds(os.environ if env is None else env, "PLAYGROUND_NEW_SESSIONS_PER_MIN",
-                        NEW_SESSIONS_PER_MINUTE))
+    return (hosting.current() if host is None else host).new_sessions_per_min
 
 
-def session_capacity(free_memory: int | None, env: Mapping[str, str] | None = None) -> int:
+def session_capacity(free_memory: int | None, host: Hosting | None = None) -> int:
     """How many sessions the server holds at most: ``PLAYGROUND_MAX_SESSIONS`` (0: Gradio's
     10,000), else as many empty ones as fit in a quarter of the memory free at start (between
     64 and 10,000).
 
-    >>> session_capacity(16 * 2**30, {}), session_capacity(None, {}), session_capacity(0, {"PLAYGROUND_MAX_SESSIONS": "5"})
+    >>> session_capacity(16 * 2**30, Hosting()), session_capacity(None, Hosting()), session_capacity(0, Hosting(max_sessions=5))
     (4096, 10000, 5)
     """
-    env = os.environ if env is None else env
-    try:
-        asked = int(env["PLAYGROUND_MAX_SESSIONS"])
-    except (KeyError, ValueError):
-        pass
-    else:
-        return asked if asked > 0 else MAX_SESSIONS
+    asked = (hosting.current() if host is None else host).max_sessions
+    if asked is not None:
+        return asked
     if free_memory is None:
         return MAX_SESSIONS
     return max(MIN_SESSIONS, min(MAX_SESSIONS, int(free_memory * MEMORY_SHARE) // ENTRY_BYTES))

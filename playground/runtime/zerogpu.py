@@ -1,11 +1,11 @@
 """Training runs for the page: straight in this process, or in chunks on a ZeroGPU Space.
 
-On a ZeroGPU Space (the ``spaces`` package is installed and ``SPACES_ZERO_GPU`` is set) a GPU
-exists only inside functions decorated with ``spaces.GPU``, each call is limited in time,
-and the call runs in a forked child process whose changes never reach this one. So a long
-run goes in chunks: each chunk rebuilds the model and the trainer from the weights and the
-trainer state, trains for at most ``CHUNK_SECONDS``, and yields the records and then the
-new state back. Everywhere else ``LocalRun`` drives one ``Trainer`` in this process, and
+On a ZeroGPU Space (the ``spaces`` package is installed and ``SPACES_ZERO_GPU`` is set:
+``Hosting.on_zero_gpu``) a GPU exists only inside functions decorated with ``spaces.GPU``,
+each call is limited in time, and the call runs in a forked child process whose changes never
+reach this one. So a long run goes in chunks: each chunk rebuilds the model and the trainer
+from the weights and the trainer state, trains for at most ``Hosting.chunk_s`` seconds
+(``PLAYGROUND_CHUNK_SECONDS``, 45), and yields the records and then the new state back. Everywhere else ``LocalRun`` drives one ``Trainer`` in this process, and
 the ``gpu`` decorator does nothing.
 
 Each chunk asks for the GPU time it needs (``chunk_duration``): its budget, or what the run
@@ -53,12 +53,10 @@ from playground.i18n import msg  # noqa: E402
 from playground.model import GPT  # noqa: E402
 from playground.prepare import PreparedRun, RunData, build_trainer  # noqa: E402
 from playground.train import EndRecord, EvalRecord, Record, StepRecord  # noqa: E402
-from playground.runtime import fairshare
+from playground.runtime import fairshare, hosting  # noqa: E402
 
 log = logging.getLogger(__name__)
 
-ON_ZERO_GPU = os.environ.get("SPACES_ZERO_GPU", "").strip().lower() in {"1", "true", "yes"}
-CHUNK_SECONDS = float(os.environ.get("PLAYGROUND_CHUNK_SECONDS", "45"))
 # GPU seconds asked beyond a chunk's budget. Before the run's first chunk nothing is known of
 # its speed: start-up (a new GPU process, CUDA, the model rebuilt), the first evaluation and a
 # step past the budget all come out of this. Later chunks ask for START_SECONDS plus two steps
@@ -141,7 +139,7 @@ def chunk_overhead(trainer_state: dict | None) -> float:
 
 def chunk_duration(model_config: dict, weights: dict, data: RunData, train_config: dict,
                    trainer_state: dict | None, tokenizer, stop_path: str,
-                   seconds: float = CHUNK_SECONDS) -> int:
+                   seconds: float | None = None) -> int:
     """The GPU seconds ``train_chunk`` asks ZeroGPU for, given the same arguments: the
     chunk's budget, or the time the run has left when that is less, plus ``chunk_overhead``.
 
@@ -152,6 +150,7 @@ def chunk_duration(model_config: dict, weights: dict, data: RunData, train_confi
     >>> chunk_duration({}, {}, None, cfg, state, None, "", seconds=45)  # 4 s of work left
     15
     """
+    seconds = hosting.current().chunk_s if seconds is None else seconds
     left = seconds_left(trainer_state, TrainConfig.from_dict(train_config))
     budget = seconds if left is None else min(seconds, left)
     return math.ceil(budget + chunk_overhead(trainer_state))
@@ -193,7 +192,7 @@ def is_quota_refusal(error: BaseException) -> bool:
 @gpu(duration=chunk_duration)  # asked anew for every call, from the same arguments
 def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: dict,
                 trainer_state: dict | None, tokenizer, stop_path: str,
-                seconds: float = CHUNK_SECONDS) -> Iterator[Any]:
+                seconds: float | None = None) -> Iterator[Any]:
     """One GPU call: rebuild, train for at most ``seconds``, yield records, then a ChunkState.
 
     Ends early with the trainer's own ``EndRecord`` when the run is done or ``stop_path``
@@ -205,6 +204,7 @@ def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: 
     model.load_state_dict(weights)
     trainer = build_trainer(model, data, TrainConfig.from_dict(train_config), tokenizer,
                             trainer_state)
+    seconds = hosting.current().chunk_s if seconds is None else seconds
     started, first_step = time.monotonic(), trainer.step
     run = trainer.run()
     for record in run:
@@ -256,7 +256,7 @@ class ChunkedRun:
     Refuses ``compile`` (``ConfigError``): ZeroGPU cannot run ``torch.compile``, and each chunk
     would compile afresh anyway."""
 
-    def __init__(self, plan: PreparedRun, *, workdir: Path, seconds: float = CHUNK_SECONDS):
+    def __init__(self, plan: PreparedRun, *, workdir: Path, seconds: float | None = None):
         trained = plan.trained
         if trained.train_config.compile:
             raise ConfigError(msg("compile (torch.compile) does not work on ZeroGPU, where each "
@@ -264,7 +264,7 @@ class ChunkedRun:
                                   "and press Start again."))
         self.model = trained.model.cpu()
         self.data, self.train_config, self.tokenizer = plan.data, trained.train_config, trained.tokenizer
-        self.seconds = seconds
+        self.seconds = hosting.current().chunk_s if seconds is None else seconds
         self._state = trained.trainer_state
         self.stop_path = workdir / "stop-training"
         self.stop_path.unlink(missing_ok=True)
@@ -347,7 +347,6 @@ class ChunkedRun:
 
 def start_run(plan: PreparedRun, *, workdir: Path, chunk_seconds: float | None = None):
     """A ``ChunkedRun`` on ZeroGPU (or when ``chunk_seconds`` is given), else a ``LocalRun``."""
-    if chunk_seconds is None and not ON_ZERO_GPU:
+    if chunk_seconds is None and not hosting.current().on_zero_gpu:
         return LocalRun(plan, workdir=workdir)
-    return ChunkedRun(plan, workdir=workdir,
-                      seconds=CHUNK_SECONDS if chunk_seconds is None else chunk_seconds)
+    return ChunkedRun(plan, workdir=workdir, seconds=chunk_seconds)

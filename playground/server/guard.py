@@ -33,7 +33,6 @@ from __future__ import annotations
 import collections
 import json
 import logging
-import os
 import time
 from typing import Any, Awaitable, Callable
 
@@ -42,6 +41,7 @@ import gradio as gr
 from fastapi import HTTPException
 
 from playground.i18n import pick_language, t
+from playground.runtime import hosting
 from playground.runtime.files import human_bytes
 from playground.runtime.sessions import NewSessionLedger, new_sessions_per_minute
 from playground.server import gradio_internals, reattach
@@ -76,21 +76,15 @@ def field_limit(component: str) -> int:
     return MAX_FIELD_CHARS
 
 
-def trusts_proxy() -> bool:
-    """Whether the first X-Forwarded-For address is the client's: on a Space (its proxy sets
-    it), or where ``PLAYGROUND_TRUST_PROXY=1`` says a proxy of our own does."""
-    return (os.environ.get("SYSTEM") == "spaces" or bool(os.environ.get("SPACE_ID"))
-            or os.environ.get("PLAYGROUND_TRUST_PROXY") == "1")
-
-
 def client_address(headers: dict[str, str] | Any, host: str | None) -> str:
     """The client a request comes from: the proxy's first X-Forwarded-For address when it is
-    trusted, else the connection's address.
+    trusted (``Hosting.trusts_proxy``: on a Space, or ``PLAYGROUND_TRUST_PROXY=1``), else the
+    connection's address.
 
     >>> client_address({"x-forwarded-for": "203.0.113.9, 10.0.0.1"}, "10.0.0.1")
     '10.0.0.1'
     """
-    forwarded = (headers.get("x-forwarded-for") or "") if trusts_proxy() else ""
+    forwarded = (headers.get("x-forwarded-for") or "") if hosting.current().trusts_proxy else ""
     return forwarded.split(",")[0].strip() or host or "unknown"
 
 

@@ -519,7 +519,7 @@ def save_for_restart(per_run_s: float = STOP_WAIT_PER_RUN_S,
     deadline = time.monotonic() + min(limit_s, per_run_s * len(going))
     for session in going:
         _wait_for_run(session, max(0.0, deadline - time.monotonic()))
-    store, budget, kept = return_store(), disk.DiskBudget.from_env(), []
+    store, budget, kept = return_store(), disk.DiskBudget.from_hosting(), []
     for session, digest, _ in entries:
         if session.trained is None:
             continue

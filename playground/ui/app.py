@@ -22,14 +22,14 @@ from typing import Sequence
 import gradio as gr
 from starlette.middleware import Middleware
 
-from playground.runtime import fairshare
+from playground.runtime import fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
-from playground.ui.session import LIVE_FILES, SESSION_TTL_S, Session, new_session
+from playground.ui.session import LIVE_FILES, Session, new_session
 from playground.ui.settings import PageSettings, takes_settings
 
 log = logging.getLogger("playground.ui")
@@ -111,24 +111,6 @@ THEME = gr.themes.Soft(
                "Noto Sans Mono CJK SC", "monospace"])
 
 
-def compute_concurrency() -> int:
-    """How many jobs (training turns, generation, attention...) compute at once (env
-    PLAYGROUND_CONCURRENCY); any number of runs, up to ``hosting.max_runs``, take turns."""
-    try:
-        return max(1, int(os.environ.get("PLAYGROUND_CONCURRENCY", "1")))
-    except ValueError:
-        return 1
-
-
-def session_ttl() -> float:
-    """Seconds a session's state outlives its last change (env PLAYGROUND_SESSION_TTL_S)."""
-    try:
-        ttl = float(os.environ.get("PLAYGROUND_SESSION_TTL_S", SESSION_TTL_S))
-    except ValueError:
-        return SESSION_TTL_S
-    return ttl if ttl > 0 else SESSION_TTL_S  # NaN and negatives fall back too
-
-
 def end_session(demo: gr.Blocks, session_hash: str | None) -> None:
     """A tab closed: its run stops after the current step, and its session waits for the
     browser to come back (``reattach.close_tab``; freed at once when it holds nothing, or has
@@ -167,11 +149,14 @@ def on_language(session: Session | None, page_lang: str | None, settings: PageSe
 
 def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     """The Blocks app; every visitor gets a fresh ``Session``, freed ``session_ttl_s`` seconds
-    after its last change (default ``session_ttl()``) or when its tab closes (a page's session
-    with work in it after a grace period, for a reload to find it: ``reattach``)."""
-    limit = compute_concurrency()
+    after its last change (default ``Hosting.session_ttl_s``, ``PLAYGROUND_SESSION_TTL_S``) or
+    when its tab closes (a page's session with work in it after a grace period, for a reload to
+    find it: ``reattach``). ``PLAYGROUND_CONCURRENCY`` (``Hosting.concurrency``) jobs compute
+    at once; any number of runs, up to ``Hosting.max_runs``, take turns."""
+    host = hosting.current()
+    limit = host.concurrency
     fairshare.configure(limit)  # jobs computing at once; every run and job takes turns
-    ttl = session_ttl() if session_ttl_s is None else session_ttl_s
+    ttl = host.session_ttl_s if session_ttl_s is None else session_ttl_s
     with gr.Blocks(title=TITLE, delete_cache=(3600, 3600)) as demo:
         with gr.Row(elem_id="page-header"):
             gr.Markdown(tr("page_intro"), elem_id="page-intro")
@@ -245,7 +230,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
 
 
 def launch(demo: gr.Blocks, **kwargs) -> tuple:
-    """Queue and serve: 127.0.0.1:7860 locally, 0.0.0.0 on Spaces (``SYSTEM=spaces``).
+    """Queue and serve: 127.0.0.1:7860 locally, 0.0.0.0 on a Space (``Hosting.listen_address``,
+    ``Hosting.server_port``; ``GRADIO_SERVER_NAME`` and ``GRADIO_SERVER_PORT`` say otherwise).
 
     Locked down whatever the caller passes: Gradio serves only its own temporary folder
     (no ``allowed_paths``, and ``GRADIO_ALLOWED_PATHS`` is ignored), uploads are capped at
@@ -254,10 +240,9 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     made for, saying which versions work.
     """
     gradio_internals.check_gradio(demo)  # before anything touches Gradio's private parts
-    on_spaces = os.environ.get("SYSTEM") == "spaces" or bool(os.environ.get("SPACE_ID"))
+    host = hosting.current()
     options = dict(
-        server_name=os.environ.get("GRADIO_SERVER_NAME", "0.0.0.0" if on_spaces else "127.0.0.1"),
-        server_port=int(os.environ.get("GRADIO_SERVER_PORT", "7860")),
+        server_name=host.listen_address, server_port=host.server_port,
         theme=THEME, footer_links=["gradio", "settings"], css=CSS,
         i18n=I18N,  # labels in the browser's language; Settings (footer) switches it
         js=SYNC_JS,  # ...and the page reports the language it shows (lang.follow_page_language)

@@ -12,7 +12,6 @@ the page's settings.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -27,6 +26,7 @@ from playground.ui.corpus_tab import SOURCES
 from playground.ui.lang import detect_language, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.ui.settings import PageSettings, takes_settings
+from playground.runtime import hosting
 from playground.runtime.fairshare import in_turns
 
 # the Corpus tab's choices and the link's corpus values (Corpus.source)
@@ -48,9 +48,10 @@ def make_script(session: Session | None) -> list[str]:
 
 
 def signs_in() -> bool:
-    """Whether visitors sign in to push: on a Space (which sets ``SYSTEM=spaces`` and
-    ``SPACE_ID``), where Gradio's OAuth is the real one. Elsewhere the page has a token box."""
-    return os.environ.get("SYSTEM") == "spaces" and space_page() is not None
+    """Whether visitors sign in to push: on a Space whose login Gradio mounts
+    (``Hosting.oauth_available``) with a valid ``SPACE_ID``, where Gradio's OAuth is the real
+    one. Elsewhere the page has a token box."""
+    return hosting.current().oauth_available and space_page() is not None
 
 
 @friendly_errors

@@ -42,7 +42,7 @@ from playground.insight.timeline import sample_rows, timeline_html
 from playground.plots import display_token
 from playground.runtime.execution import cpu_threads
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
-from playground.runtime import zerogpu
+from playground.runtime import hosting
 from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
 from playground.trained import TrainedModel
@@ -421,7 +421,7 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
         # one, a new model from the training tab's settings
         plan = train_tab._plan(session, session.trained is not None, settings)
         # on ZeroGPU a GPU exists only inside a chunk: a few steps are quicker on the CPU
-        trainer = plan.trainer(device="cpu" if zerogpu.ON_ZERO_GPU else None)
+        trainer = plan.trainer(device="cpu" if hosting.current().on_zero_gpu else None)
     except gr.Error as error:
         yield status_only(f"**{t('Cannot do that yet', lang)}:** {error.message}")
         return

@@ -42,8 +42,6 @@ from playground.trained import TrainedModel
 
 log = logging.getLogger("playground.ui")
 
-SESSION_TTL_S = 2 * 3600  # state is freed this long after its last change
-
 
 @functools.lru_cache(maxsize=1)
 def default_corpus() -> Corpus:
@@ -93,7 +91,7 @@ def check_bundle_room(trained: TrainedModel, workdir: Path) -> None:
     check_room(bundle_estimate(trained.model, len(trained.history), trained.trainer_state),
                session_used=folder_bytes(workdir),
                app_used=folder_bytes(app_temp_dir()) + folder_bytes(returns_dir()),
-               budget=DiskBudget.from_env(), replaced=replaced)
+               budget=DiskBudget.from_hosting(), replaced=replaced)
 
 
 @dataclass

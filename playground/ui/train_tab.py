@@ -158,7 +158,7 @@ def describe_settings(session: Session | None, settings: PageSettings, *, timed:
 
 
 def device_line(lang: str = "en") -> str:
-    if zerogpu.ON_ZERO_GPU:
+    if hosting.current().on_zero_gpu:
         return t("**Device:** ZeroGPU: a GPU is attached for each stretch of training.", lang)
     try:
         return t("**Device:** {device}", lang,
@@ -202,7 +202,7 @@ def run_estimate(model_cfg: ModelConfig, train_cfg: TrainConfig, *,
     """How long a run of these configs takes on this machine, ``done`` steps in; None where
     that cannot be known here (on ZeroGPU the GPU comes with each chunk, or the device is
     missing)."""
-    if zerogpu.ON_ZERO_GPU:
+    if hosting.current().on_zero_gpu:
         return None
     try:
         # the probe steps the run's model: a turn of the machine, as any job
@@ -456,7 +456,7 @@ def check_start(session: Session | None, continue_training: bool, settings: Page
     vocab = tokenizer.vocab_size if tokenizer is not None else len(set(corpus.text))
     model_cfg, train_cfg = settings.configs(vocab)
     _check_hosting(model_cfg, train_cfg)
-    if not zerogpu.ON_ZERO_GPU:
+    if not hosting.current().on_zero_gpu:
         check_memory(model_cfg, train_cfg, pick_device(train_cfg.device),
                      held_bytes=fairshare.MACHINE.memory_held())
 
@@ -515,7 +515,7 @@ def _plan_now(session: Session, continue_training: bool, settings: PageSettings,
               held: int) -> PreparedRun:
     corpus = session.corpus_or_default()
     # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
-    check = not zerogpu.ON_ZERO_GPU
+    check = not hosting.current().on_zero_gpu
     if continue_training:
         trained = require_model(session, msg("continue training"))
         _, train_cfg = settings.configs(trained.tokenizer.vocab_size)

@@ -15,6 +15,8 @@ from playground.config import ModelConfig, TrainConfig
 from playground.export.links import decode_settings
 from playground.export.publish import bundle_info, model_card, space_page
 from playground.model import GPT
+from playground.runtime import hosting
+from playground.runtime.hosting import Hosting
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalRecord
 from playground.ui import export_tab
@@ -107,6 +109,8 @@ def on_a_space(monkeypatch, space: str | None) -> None:
             monkeypatch.delenv(name, raising=False)
     for name, value in oauth.items():
         monkeypatch.setattr(gradio.oauth, name, value if space else None)
+    hosting.use(Hosting.from_env())  # the Space's settings as the app reads them (Gradio reads
+    #   SYSTEM and SPACE_ID itself, hence the environment too)
 
 
 def export_page(monkeypatch, space: str | None) -> gr.Blocks:
@@ -180,9 +184,10 @@ def test_on_a_space_share_links_point_at_the_space_page(monkeypatch):
 
 
 def test_the_space_page_comes_from_space_id_only_when_it_is_a_repository_name():
-    assert space_page({"SPACE_ID": SPACE}) == "https://huggingface.co/spaces/alice/playground"
+    page = space_page(Hosting.from_env({"SPACE_ID": SPACE}))
+    assert page == "https://huggingface.co/spaces/alice/playground"
     for bad in ("", "alice", "alice/../x", "a/b/c", "alice/play ground"):
-        assert space_page({"SPACE_ID": bad}) is None
+        assert space_page(Hosting.from_env({"SPACE_ID": bad})) is None
 
 
 def test_locally_share_links_keep_the_pages_own_address(monkeypatch):

@@ -8,6 +8,7 @@ from checks import assert_translated, tiny_model, token_stream
 
 from playground.checkpoint import save_bundle
 from playground.config import ConfigError, TrainConfig
+from playground.runtime.hosting import Hosting
 from playground.runtime.disk import (DiskBudget, ReturnStore, bundle_estimate, check_room,
                                      data_dir, folder_bytes)
 from playground.tokenizer import train_tokenizer
@@ -17,11 +18,14 @@ MB = 2**20
 
 
 def test_budgets_come_from_the_environment():
-    assert DiskBudget.from_env({}) == DiskBudget(2048 * MB, 20 * 1024 * MB)
-    assert DiskBudget.from_env({"PLAYGROUND_SESSION_DISK_MB": "0",
-                                "PLAYGROUND_APP_DISK_MB": "1.5"}) == DiskBudget(None, int(1.5 * MB))
+    def budget(env):
+        return DiskBudget.from_hosting(Hosting.from_env(env))
+
+    assert budget({}) == DiskBudget(2048 * MB, 20 * 1024 * MB)
+    assert budget({"PLAYGROUND_SESSION_DISK_MB": "0",
+                   "PLAYGROUND_APP_DISK_MB": "1.5"}) == DiskBudget(None, int(1.5 * MB))
     for bad in ("-1", "nan", "lots"):
-        assert DiskBudget.from_env({"PLAYGROUND_SESSION_DISK_MB": bad}).session_bytes == 2048 * MB
+        assert budget({"PLAYGROUND_SESSION_DISK_MB": bad}).session_bytes == 2048 * MB
 
 
 def test_a_save_past_a_budget_is_refused_with_what_to_do_and_the_replaced_bundle_is_free():
@@ -92,5 +96,5 @@ def test_a_store_path_is_only_ever_a_digest(tmp_path, name):
 
 
 def test_the_data_folder_is_the_hosts_choice_first(tmp_path):
-    assert data_dir({"PLAYGROUND_DATA_DIR": str(tmp_path)}) == tmp_path
-    assert data_dir({}).name in ("playground", "transformer-playground")
+    assert data_dir(Hosting.from_env({"PLAYGROUND_DATA_DIR": str(tmp_path)})) == tmp_path
+    assert data_dir(Hosting.from_env({})).name in ("playground", "transformer-playground")

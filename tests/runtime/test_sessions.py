@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from playground.runtime.hosting import Hosting
 from playground.runtime.sessions import (NewSessionLedger, Occupant, SessionRegistry,
                                          eviction_order, grace_seconds, new_sessions_per_minute,
                                          new_token, session_capacity, token_digest, valid_token)
@@ -78,15 +79,16 @@ def test_eviction_takes_the_emptiest_and_oldest_first_and_never_a_model_in_use()
 
 
 def test_limits_come_from_the_environment_with_safe_fallbacks():
-    assert grace_seconds({}) == 600.0 and grace_seconds({"PLAYGROUND_GRACE_S": "0"}) == 0.0
+    env = Hosting.from_env  # the host's variables, read as the server reads them
+    assert grace_seconds(env({})) == 600.0 and grace_seconds(env({"PLAYGROUND_GRACE_S": "0"})) == 0.0
     for bad in ("nan", "inf", "-5", "ten"):
-        assert grace_seconds({"PLAYGROUND_GRACE_S": bad}) == 600.0
-    assert new_sessions_per_minute({}) == 60
-    assert new_sessions_per_minute({"PLAYGROUND_NEW_SESSIONS_PER_MIN": "5"}) == 5
-    assert session_capacity(2**40, {}) == 10_000 and session_capacity(2**20, {}) == 64
-    assert session_capacity(4 * 2**30, {}) == 1024  # a quarter of 4 GB at 1 MB a session
-    assert session_capacity(2**40, {"PLAYGROUND_MAX_SESSIONS": "7"}) == 7
-    assert session_capacity(2**20, {"PLAYGROUND_MAX_SESSIONS": "0"}) == 10_000  # 0: no limit of ours
+        assert grace_seconds(env({"PLAYGROUND_GRACE_S": bad})) == 600.0
+    assert new_sessions_per_minute(env({})) == 60
+    assert new_sessions_per_minute(env({"PLAYGROUND_NEW_SESSIONS_PER_MIN": "5"})) == 5
+    assert session_capacity(2**40, env({})) == 10_000 and session_capacity(2**20, env({})) == 64
+    assert session_capacity(4 * 2**30, env({})) == 1024  # a quarter of 4 GB at 1 MB a session
+    assert session_capacity(2**40, env({"PLAYGROUND_MAX_SESSIONS": "7"})) == 7
+    assert session_capacity(2**20, env({"PLAYGROUND_MAX_SESSIONS": "0"})) == 10_000  # 0: no limit of ours
 
 
 def test_the_core_module_imports_no_gradio():

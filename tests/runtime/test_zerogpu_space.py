@@ -17,7 +17,8 @@ import torch
 from playground.checkpoint import load_bundle
 from playground.config import ConfigError, TrainConfig
 from playground.train import EndRecord, StepRecord
-from playground.runtime import zerogpu
+from playground.runtime import hosting, zerogpu
+from playground.runtime.hosting import Hosting
 from playground.ui import train_tab
 
 from checks import REPO, TINY, assert_translated, page_settings
@@ -37,8 +38,7 @@ def on_zero_gpu(monkeypatch, seconds: float) -> fake_spaces.Quota:
     """This process as a ZeroGPU Space whose visitor has ``seconds`` of quota left; chunks of
     no budget at all (one step, or a step and its evaluation, each)."""
     quota = fake_spaces.Quota(seconds)
-    monkeypatch.setattr(zerogpu, "ON_ZERO_GPU", True)
-    monkeypatch.setattr(zerogpu, "CHUNK_SECONDS", 0.0)
+    hosting.use(Hosting(on_zero_gpu=True, chunk_s=0.0))  # SPACES_ZERO_GPU, PLAYGROUND_CHUNK_SECONDS=0
     # what importing zerogpu does with the spaces package installed (checked in a subprocess
     # below): train_chunk decorated with its own duration
     monkeypatch.setattr(zerogpu, "train_chunk",
@@ -60,8 +60,8 @@ def test_with_the_spaces_package_train_chunk_asks_for_its_own_duration():
     runs chunked and decorates ``train_chunk`` with ``chunk_duration``."""
     env = {**os.environ, "SPACES_ZERO_GPU": "true",
            "PYTHONPATH": os.pathsep.join([str(FAKE), str(REPO)])}
-    code = ("from playground.runtime import zerogpu as z; "
-            "print(z.ON_ZERO_GPU, z.train_chunk.zerogpu_duration is z.chunk_duration)")
+    code = ("from playground.runtime import hosting, zerogpu as z; "
+            "print(hosting.current().on_zero_gpu, z.train_chunk.zerogpu_duration is z.chunk_duration)")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300, cwd=REPO)
     assert out.stdout.split() == ["True", "True"], out.stderr
@@ -118,8 +118,7 @@ def test_a_refusal_that_leaves_room_tries_once_more_with_a_chunk_that_fits(monke
         yield from real(*args)
 
     monkeypatch.setattr(zerogpu, "train_chunk", refuse_first)
-    monkeypatch.setattr(zerogpu, "ON_ZERO_GPU", True)
-    monkeypatch.setattr(zerogpu, "CHUNK_SECONDS", 45.0)
+    hosting.use(Hosting(on_zero_gpu=True, chunk_s=45.0))
     end = train(ready)[-1][0].trained.history[-1]
     assert end.reason == "done"
     # 40 s left of the 65 asked: a chunk of 40 s in all, less the first chunk's margin and a

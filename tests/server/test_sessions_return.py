@@ -4,6 +4,7 @@ a wrong token finds nothing, SIGTERM keeps the bundles for a later load, new ses
 client are capped, eviction takes empty sessions first, and the disk budget refuses a save
 before it starts. Tiny runs, 127.0.0.1 only."""
 
+import dataclasses
 import json
 import os
 import signal
@@ -20,7 +21,8 @@ from checks import page_settings, sessions_of, wait_for
 from gradio_client import Client
 
 from playground.checkpoint import load_bundle
-from playground.runtime import sessions
+from playground.runtime import hosting, sessions
+from playground.runtime.hosting import SESSION_DISK_MB, Hosting
 from playground.runtime.sessions import SessionRegistry, new_token, token_digest
 from playground.train import EndRecord
 from playground.server import reattach
@@ -39,7 +41,7 @@ def registry(monkeypatch, tmp_path):
     fresh = SessionRegistry(grace_s=600)
     monkeypatch.setattr(reattach, "REGISTRY", fresh)
     monkeypatch.setattr(reattach, "_unheld", {})
-    monkeypatch.setenv("PLAYGROUND_DATA_DIR", str(tmp_path / "data"))
+    hosting.use(Hosting(data_dir=tmp_path / "data"))  # PLAYGROUND_DATA_DIR
     return fresh
 
 
@@ -282,7 +284,7 @@ def test_the_sigterm_handler_saves_then_ends_as_ctrl_c_does(tiny_text):
 
 @pytest.fixture
 def served(monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_NEW_SESSIONS_PER_MIN", "3")
+    hosting.use(dataclasses.replace(hosting.current(), new_sessions_per_min=3))
     demo = build_demo()
     _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
     yield demo, url
@@ -438,15 +440,15 @@ def test_a_save_past_the_disk_budget_is_refused_before_it_starts_and_loses_nothi
     folder = app_temp_dir() / session.id
     saved = Path(session.trained.bundle_path)
     before = saved.read_bytes()
-    monkeypatch.setenv("PLAYGROUND_SESSION_DISK_MB", "0.001")  # 1 KB a visitor
+    hosting.use(dataclasses.replace(hosting.current(), session_disk_mb=0.001))  # 1 KB a visitor
     with pytest.raises(gr.Error, match=r"past this server's limit of 1\.0 KB per visitor, so it "
                                        r"was not saved; everything saved before is kept"):
         list(train_tab.train_model(session, False, *page_settings(seed=5)))
     assert sorted(folder.glob("*.zip")) == [saved] and saved.read_bytes() == before
     assert not list(folder.glob(".*.tmp"))  # nothing begun either
     assert session.trained is not None and session.trained.train_config.seed == 5  # kept here
-    monkeypatch.delenv("PLAYGROUND_SESSION_DISK_MB")
-    monkeypatch.setenv("PLAYGROUND_APP_DISK_MB", "0.001")
+    hosting.use(dataclasses.replace(hosting.current(), session_disk_mb=SESSION_DISK_MB,
+                                    app_disk_mb=0.001))
     session.lang = "zh-CN"
     with pytest.raises(gr.Error, match="本服务器存放模型的空间"):
         list(train_tab.train_model(session, False, *page_settings(seed=6)))

@@ -9,8 +9,9 @@ import gradio as gr
 import pytest
 
 from checks import page_settings
-from playground.runtime import fairshare
+from playground.runtime import fairshare, hosting
 from playground.runtime.fairshare import FairShare
+from playground.runtime.hosting import Hosting
 from playground.ui import train_tab
 
 
@@ -22,9 +23,8 @@ def own_share(monkeypatch):
     return share
 
 
-def test_a_run_over_the_time_limit_stops_with_its_model_and_continues(ready, own_share,
-                                                                      monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_MAX_RUN_S", "0.3")
+def test_a_run_over_the_time_limit_stops_with_its_model_and_continues(ready, own_share):
+    hosting.use(Hosting(max_run_s=0.3))  # PLAYGROUND_MAX_RUN_S=0.3
     updates = list(train_tab.train_model(ready, False, *page_settings(max_steps=1_000_000,
                                                                       eval_interval=100_000)))
     session, plot, status, samples, download, coach = updates[-1]
@@ -34,14 +34,14 @@ def test_a_run_over_the_time_limit_stops_with_its_model_and_continues(ready, own
     step = session.trained.trainer_state["step"]
     assert 0 < step < 1_000_000
     # Continue training goes on from that step, under the same limit
-    monkeypatch.setenv("PLAYGROUND_MAX_RUN_S", "0")  # the host turned it off: runs to the end
+    hosting.use(Hosting(max_run_s=None))  # the host turned it off (0): runs to the end
     *_, last = train_tab.train_model(session, True, *page_settings(max_steps=step + 5,
                                                                    eval_interval=100_000))
     assert last[2].startswith("**Done.**") and session.trained.trainer_state["step"] == step + 5
 
 
-def test_the_time_limit_message_is_chinese_for_a_chinese_page(ready, own_share, monkeypatch):
-    monkeypatch.setenv("PLAYGROUND_MAX_RUN_S", "0.2")
+def test_the_time_limit_message_is_chinese_for_a_chinese_page(ready, own_share):
+    hosting.use(Hosting(max_run_s=0.2))
     ready.lang = "zh-CN"
     *_, last = train_tab.train_model(ready, False, *page_settings(max_steps=1_000_000,
                                                                   eval_interval=100_000))
@@ -100,9 +100,9 @@ def test_stop_while_waiting_for_a_turn_ends_at_once_and_changes_nothing(ready, o
     (dict(n_layer=4, n_embd=256, n_head=4, block_size=256, batch_size=32, max_steps=200_000),
      "shared server takes runs of up to about 1 h"),
 ])
-def test_shared_hosting_refuses_before_start_and_start_works_after(ready, own_share, monkeypatch,
-                                                                   changes, words):
-    monkeypatch.setenv("SPACE_ID", "someone/playground")
+def test_shared_hosting_refuses_before_start_and_start_works_after(ready, own_share, changes,
+                                                                   words):
+    hosting.use(Hosting.from_env({"SPACE_ID": "someone/playground"}))
     with pytest.raises(gr.Error, match=words.replace("(", r"\(").replace(")", r"\)")):
         train_tab.check_start(ready, False, *page_settings(**changes))
     with pytest.raises(gr.Error, match="shared server"):  # the API, straight to train_model
@@ -111,9 +111,8 @@ def test_shared_hosting_refuses_before_start_and_start_works_after(ready, own_sh
     train_tab.check_start(ready, False, *page_settings())  # fixed: accepted
 
 
-def test_locally_the_same_settings_are_accepted(ready, own_share, monkeypatch):
-    for name in ("SPACE_ID", "SYSTEM", "PLAYGROUND_SHARED", "PLAYGROUND_MAX_ESTIMATE_S"):
-        monkeypatch.delenv(name, raising=False)
+def test_locally_the_same_settings_are_accepted(ready, own_share):
+    hosting.use(Hosting.from_env({}))  # no SPACE_ID, SYSTEM, PLAYGROUND_SHARED nor a limit
     train_tab.check_start(ready, False, *page_settings(compile=True))
 
 

@@ -13,6 +13,8 @@ from playground import estimate
 from playground.config import DEFAULT_PRESET, PRESETS
 from playground.i18n import t
 from playground.insight.coach import loss_meaning
+from playground.runtime import hosting
+from playground.runtime.hosting import Hosting
 from playground.train import EvalRecord, StepRecord
 from playground.ui import corpus_tab, export_tab, train_tab
 from playground.ui.app import build_demo, toast_title_css
@@ -28,7 +30,7 @@ SPEED = estimate.Speed(flops_per_s=2e10, overhead_s=0.002)
 def fixed_speed(monkeypatch):
     """Every estimate at SPEED: no probe, and the same numbers on any machine."""
     monkeypatch.setattr(train_tab.estimate, "run_speed", lambda model, train: SPEED)
-    monkeypatch.delenv(estimate.LONG_RUN_ENV, raising=False)
+    hosting.use(Hosting())  # the warning limit a host leaves alone: 10 minutes
 
 
 def preset(name, **changes):
@@ -92,7 +94,7 @@ def test_the_settings_line_gives_the_estimate_first():
 
 def test_a_long_run_is_warned_about_with_the_limit_from_the_environment(monkeypatch):
     took = seconds("tiny")
-    monkeypatch.setenv(estimate.LONG_RUN_ENV, str(int(took // 2)))
+    hosting.use(Hosting.from_env({"PLAYGROUND_LONG_RUN_S": str(int(took // 2))}))
     line = train_tab.describe_settings(Session(), *preset("tiny"))
     assert line.startswith(f"⚠️ **About {estimate.duration_text(took)}** on this machine: longer "
                            f"than {estimate.duration_text(took // 2)}.")
@@ -112,7 +114,7 @@ def test_a_gpu_recipe_on_a_cpu_says_so_plainly(monkeypatch):
 
 
 def test_no_estimate_on_zerogpu(monkeypatch):
-    monkeypatch.setattr(train_tab.zerogpu, "ON_ZERO_GPU", True)
+    hosting.use(Hosting(on_zero_gpu=True))
     assert train_tab.describe_settings(Session(), *preset("tiny")).startswith("**")
     assert "About" not in train_tab.describe_settings(Session(), *preset("tiny"))
 
@@ -198,7 +200,7 @@ def test_toasts_are_headed_in_the_pages_language():
 
 def test_evaluations_say_how_far_they_are_and_the_start_toast_warns_a_long_run(ready, monkeypatch):
     said = toasts(monkeypatch)
-    monkeypatch.setenv(estimate.LONG_RUN_ENV, "1e-6")
+    hosting.use(Hosting(long_run_s=1e-6))
     monkeypatch.setattr(train_tab, "PUSHES_PER_S", 10**9)  # every update is pushed
     monkeypatch.setattr(train_tab, "next_push_interval", lambda seconds: 0.0)
     updates = list(train_tab.train_model(ready, False, *page_settings(eval_iters=4)))
