@@ -143,15 +143,18 @@ def _newton_schulz(x: torch.Tensor, coefficients: tuple[float, float, float],
 # two formats' speeds is the kernels', and an emulated bf16 iteration on a 768 x 3072 matrix
 # would take seconds on an AVX2-only CPU.
 NS_PROBE_MAX_ROWS = 256
-NS_PROBE_ROUNDS = 3
-NS_PROBE_CLEAR = 2.0  # one format this many times faster after a round settles it
+NS_PROBE_ROUNDS = 4  # each format's best time of up to this many, taken in turns
+NS_PROBE_CLEAR = 2.0  # one format this many times faster after two rounds settles it
+# bf16 must win by this much: where it wins it saves at most half the time, where it loses
+# (emulated) it costs 30 times as much, so a near tie goes to float32, the more precise
+NS_BF16_MARGIN = 1.2
 
 
 @functools.lru_cache(maxsize=64)
 def newton_schulz_dtype(device: str, rows: int, cols: int) -> torch.dtype:
     """The faster number format for Newton-Schulz on a wide (rows, cols) matrix here: bfloat16
     (torch's choice) or float32, timed on one iteration of each, once per process, device and
-    shape. A format must be faster to win; a tie goes to float32, the more precise.
+    shape. bf16 must be ``NS_BF16_MARGIN`` times faster to win; a near tie goes to float32.
 
     Measured on two CPUs (one thread, a 128 x 512 stack): AMD EPYC with AVX512-BF16, bf16
     1.6-2.3x faster; the same CPU limited to AVX2, bf16 emulated and 25-35x slower.
@@ -171,15 +174,18 @@ def newton_schulz_dtype(device: str, rows: int, cols: int) -> torch.dtype:
     best = {torch.bfloat16: math.inf, torch.float32: math.inf}
     for number in best:  # the first run pays for allocation and kernel selection
         _newton_schulz(x.to(number), coefficients, 1)
-    for _ in range(NS_PROBE_ROUNDS):
+    for round_ in range(NS_PROBE_ROUNDS):
         for number in best:
             y = x.to(number)
             seconds = timed_seconds(lambda y=y: _newton_schulz(y, coefficients, 1), place)
             best[number] = min(best[number], seconds)
+        # settled early only by two clean rounds: one time can be a moment the process lost
+        # its core, which makes the faster format look slower
         slow, fast = max(best.values()), min(best.values())
-        if slow > NS_PROBE_CLEAR * fast:
+        if round_ >= 1 and slow > NS_PROBE_CLEAR * fast:
             break
-    return torch.bfloat16 if best[torch.bfloat16] < best[torch.float32] else torch.float32
+    return (torch.bfloat16 if best[torch.bfloat16] * NS_BF16_MARGIN < best[torch.float32]
+            else torch.float32)
 
 
 def format_names(formats: dict[tuple[int, int], torch.dtype]) -> str:
