@@ -205,7 +205,13 @@ def _probe_seconds(model_cfg: ModelConfig, batch_size: int, device: torch.device
         loss.item()  # waits for the device
         return time.perf_counter() - start
 
-    one_step()  # the first step pays for allocation and kernel selection
+    return _median_seconds(one_step)
+
+
+def _median_seconds(one_step) -> float:
+    """Median of the seconds ``one_step()`` reports, after one warm-up call (it pays for
+    allocation and kernel selection); fewer calls once ``PROBE_BUDGET_S`` is spent."""
+    one_step()
     times = [one_step()]
     while len(times) < PROBE_STEPS and sum(times) < PROBE_BUDGET_S:
         times.append(one_step())
@@ -333,18 +339,13 @@ def _own_step_speed(model_fields: str, train_fields: str) -> Speed:
 
 
 def _median_step_seconds(trainer) -> float:
-    """Median seconds of ``trainer``'s optimiser steps after one warm-up step; fewer once
-    ``PROBE_BUDGET_S`` is spent (busy cores)."""
+    """Median seconds of ``trainer``'s optimiser steps (``_median_seconds``)."""
     def one_step() -> float:
         start = time.perf_counter()
         trainer._train_step(lambda: 0.0)
         return time.perf_counter() - start
 
-    one_step()  # the first step pays for allocation and kernel selection
-    times = [one_step()]
-    while len(times) < PROBE_STEPS and sum(times) < PROBE_BUDGET_S:
-        times.append(one_step())
-    return statistics.median(times)
+    return _median_seconds(one_step)
 
 
 def probe_speed(model: ModelConfig, train: TrainConfig) -> Speed:

@@ -63,6 +63,22 @@ def _browser_available(request):
     pytest.skip(message)
 
 
+@pytest.fixture(scope="module")
+def script(tmp_path_factory):
+    """The standalone generation script (``write_standalone_script``), imported as a module
+    from its own file; ``script.path`` is that file."""
+    import importlib.util
+
+    from playground.export.publish import write_standalone_script
+
+    path = write_standalone_script(tmp_path_factory.mktemp("script"))
+    spec = importlib.util.spec_from_file_location("generate_standalone", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.path = path
+    return module
+
+
 @pytest.fixture(scope="session")
 def shakespeare_text() -> str:
     """The whole bundled Tiny Shakespeare (1,115,394 characters)."""

@@ -4,7 +4,6 @@ text generated, the same run continued, the same text from the standalone script
 expected figures (``format1-tiny.expected.json``) were recorded with the format-1 code."""
 
 import dataclasses
-import importlib.util
 import json
 import shutil
 import zipfile
@@ -17,7 +16,6 @@ from playground.checkpoint import BundleError, load_bundle, records_to_json, sav
 from playground.cli import main
 from playground.config import SampleConfig
 from playground.corpus import load_tiny_shakespeare
-from playground.export.publish import write_standalone_script
 from playground.generate import generate_text
 from playground.prepare import prepare_run
 from playground.train import EvalRecord, StepRecord
@@ -30,15 +28,6 @@ EXPECTED = json.loads((FIXTURES / "format1-tiny.expected.json").read_text(encodi
 def members(path) -> dict[str, bytes]:
     with zipfile.ZipFile(path) as zf:
         return {name: zf.read(name) for name in zf.namelist()}
-
-
-@pytest.fixture(scope="module")
-def script(tmp_path_factory):
-    path = write_standalone_script(tmp_path_factory.mktemp("script"))
-    spec = importlib.util.spec_from_file_location("generate_standalone", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_fixture_is_format_1():

@@ -2,7 +2,6 @@
 exactly what playground.generate writes, and its BPE equals Hugging Face tokenizers'."""
 
 import ast
-import importlib.util
 import subprocess
 import sys
 
@@ -13,7 +12,7 @@ from tokenizers import pre_tokenizers
 
 from playground.checkpoint import save_bundle
 from playground.config import ModelConfig, SampleConfig, TrainConfig
-from playground.export.publish import standalone_script, write_standalone_script
+from playground.export.publish import standalone_script
 from playground.generate import generate_text
 from playground.model import GPT
 from playground.tokenizer import train_tokenizer
@@ -39,17 +38,6 @@ VARIANTS = {
         token_shift=True),
 }
 EXTRA_TEXT = "猫猫狗狗 café naïve it's they'll 123 456\n\n  " * 30
-
-
-@pytest.fixture(scope="module")
-def script(tmp_path_factory):
-    """The written script, imported as a module from its own file."""
-    path = write_standalone_script(tmp_path_factory.mktemp("script"))
-    spec = importlib.util.spec_from_file_location("generate_standalone", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.path = path
-    return module
 
 
 @pytest.fixture(scope="module")
