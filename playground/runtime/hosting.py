@@ -180,11 +180,13 @@ class Hosting:
         """
         env = os.environ if env is None else env
         space_id, system = env.get("SPACE_ID") or None, env.get("SYSTEM") or None
-        shared = bool(space_id) or system == "spaces" or env.get("PLAYGROUND_SHARED") == "1"
+        force_shared = env.get("PLAYGROUND_SHARED") == "1"
+        # the limits' defaults follow whether the host is shared, said once (``shared``)
+        shared = cls(space_id=space_id, system=system, force_shared=force_shared).shared
         max_sessions = _whole(env.get("PLAYGROUND_MAX_SESSIONS"), None)
         return cls(
             space_id=space_id, system=system,
-            force_shared=env.get("PLAYGROUND_SHARED") == "1",
+            force_shared=force_shared,
             trust_proxy=env.get("PLAYGROUND_TRUST_PROXY") == "1",
             allow_compile=env.get("PLAYGROUND_ALLOW_COMPILE") == "1",
             max_run_s=_limit(env.get("PLAYGROUND_MAX_RUN_S"), RUN_CAP_S if shared else None),
