@@ -339,13 +339,17 @@ def _own_step_speed(model_fields: str, train_fields: str) -> Speed:
 
 
 def _median_step_seconds(trainer) -> float:
-    """Median seconds of ``trainer``'s optimiser steps (``_median_seconds``)."""
+    """Median seconds of ``trainer``'s optimiser steps (``_median_seconds``), each with the
+    CPU threads the run would compute with (``Trainer.run`` and ``evaluate`` set them too)."""
+    from playground.runtime.execution import cpu_threads
+
     def one_step() -> float:
         start = time.perf_counter()
         trainer._train_step(lambda: 0.0)
         return time.perf_counter() - start
 
-    return _median_seconds(one_step)
+    with cpu_threads(trainer.threads):
+        return _median_seconds(one_step)
 
 
 def probe_speed(model: ModelConfig, train: TrainConfig) -> Speed:

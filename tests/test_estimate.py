@@ -11,6 +11,7 @@ from torch.utils.flop_counter import FlopCounterMode
 from playground import estimate as est
 from playground.config import PRESETS, ModelConfig, TrainConfig
 from playground.model import GPT
+from playground.runtime.execution import cpu_threads
 from playground.runtime.hosting import Hosting
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, Trainer
 
@@ -187,6 +188,7 @@ def test_run_speed_times_the_runs_own_step_once_per_configuration(monkeypatch, o
 
     def counted_step(self, elapsed):
         batches.append(self.micro_batch)
+        threads.append(torch.get_num_threads())
         return real_step(self, elapsed)
 
     def counted_muon(self, closure=None):
@@ -197,10 +199,17 @@ def test_run_speed_times_the_runs_own_step_once_per_configuration(monkeypatch, o
     monkeypatch.setattr(BatchedMuon, "step", counted_muon)
     est._own_step_speed.cache_clear()
     model = ModelConfig(vocab_size=65, block_size=16, n_layer=1, n_head=2, n_embd=16)
-    train = TrainConfig(batch_size=8, optimizer=optimizer, device="cpu", dtype="float32")
+    # the run asks for one thread while this thread computes with two: the probe steps as the
+    # run would (runtime.execution.cpu_threads), and leaves this thread's count as it was
+    train = TrainConfig(batch_size=8, optimizer=optimizer, device="cpu", dtype="float32",
+                        threads=1)
+    threads = []
     before = torch.get_rng_state()
-    speed = est.run_speed(model, train)
+    with cpu_threads(2):
+        speed = est.run_speed(model, train)
+        assert torch.get_num_threads() == 2
     assert torch.equal(torch.get_rng_state(), before)
+    assert set(threads) == {1}
     assert sorted(set(batches)) == [2, 8]  # a quarter of the micro-batch, and all of it
     assert bool(muon_steps) == (optimizer == "muon") and len(muon_steps) in (0, len(batches))
     assert speed.flops_per_s > 0 and speed.overhead_s >= 0 and speed.forward_overhead_s >= 0
