@@ -224,8 +224,8 @@ def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: 
 class LocalRun:
     """One ``Trainer`` in this process; the model is trained in place."""
 
-    def __init__(self, plan: PreparedRun, *, workdir: Path):
-        self.trainer = plan.trainer()
+    def __init__(self, plan: PreparedRun, *, workdir: Path, device: str | None = None):
+        self.trainer = plan.trainer(device=device)
         self.model = plan.trained.model
         if plan.trained.train_config.threads == 0:  # "let PyTorch decide": all cores while alone,
             alone = self.trainer.threads  # one while others share the machine (fairshare)
@@ -239,9 +239,10 @@ class LocalRun:
     def history(self) -> list[Record]:
         return self.trainer.history
 
-    def records(self, eval_progress: bool = False) -> Iterator[Any]:
-        """The trainer's records (and ``EvalProgress`` during evaluations when asked)."""
-        return self.trainer.run(eval_progress=eval_progress)
+    def records(self, eval_progress: bool = False, max_steps: int | None = None) -> Iterator[Any]:
+        """The trainer's records (and ``EvalProgress`` during evaluations when asked), for at
+        most ``max_steps`` more steps when given (``Trainer.run``)."""
+        return self.trainer.run(max_steps, eval_progress=eval_progress)
 
     def stop(self) -> None:
         self.trainer.stop()

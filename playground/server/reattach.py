@@ -41,14 +41,15 @@ from typing import Any
 import gradio as gr
 import torch
 
+from playground import runs
 from playground.checkpoint import save_bundle
 from playground.export.links import KEYS as LINK_KEYS
-from playground.i18n import msg, normalize_language, t
+from playground.i18n import normalize_language, t
 from playground.runtime import disk, sessions
 from playground.runtime.device import RECLAIMER, available_memory
 from playground.server import gradio_internals
-from playground.train import EndRecord, EvalRecord
-from playground.ui import loss_panel, train_tab
+from playground.train import EvalRecord
+from playground.ui import train_tab
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
 from playground.ui.settings import PageSettings
 
@@ -148,7 +149,7 @@ def free(session: Session) -> None:
     _unheld.pop(id(session), None)
     had_model = session.trained is not None
     session.release()
-    if had_model and session.run.stop is None:  # no run holds the model: its memory goes back
+    if had_model and session.run.current is None:  # no run holds the model: its memory goes back
         RECLAIMER.soon()  # (once for a burst of frees, from a thread of its own)
 
 
@@ -157,9 +158,7 @@ def let_go(session: Session) -> None:
     browser to come back (its run stops after the current step); any other is freed now."""
     if REGISTRY.grace_s > 0 and has_work(session) and REGISTRY.let_go(session):
         _unheld.pop(id(session), None)
-        session.run.stop_requested = True
-        if session.run.stop is not None:
-            session.run.stop()  # at once, inside an evaluation too
+        session.run.request_stop()  # at once, inside an evaluation too
         return
     free(session)
 
@@ -207,43 +206,11 @@ def release_held(session: Session | None) -> None:
 
 # --- a run whose page went away -------------------------------------------------------------
 
-def _step(session: Session) -> int:
-    """The steps ``session``'s model was trained: its trainer's, else its history's last."""
-    trained = session.trained
-    if trained is None:
-        return 0
-    if trained.trainer_state and "step" in trained.trainer_state:
-        return int(trained.trainer_state["step"])
-    return max((int(getattr(r, "step", 0)) for r in trained.history), default=0)
-
-
 def finish_interrupted(session: Session) -> str | None:
-    """The bundle of ``session``'s model, saved if its run ended without one (Gradio closes
-    a training handler whose page went away before it can save): the run's history gains a
-    "stopped" end, the run joins the Compare tab, the bundle is written. Returns its path
-    (None when there is none: no model, a run still going, a save refused)."""
+    """``runs.finish_interrupted``, one session at a time (a page load and SIGTERM may both
+    ask)."""
     with _FINISHING:
-        trained = session.trained
-        if trained is None or session.run.running or session.run.pending:
-            return None
-        # (a run trained here has its corpus; an uploaded or restored bundle is as it came)
-        if trained.corpus is not None and trained.history \
-                and not isinstance(trained.history[-1], EndRecord):
-            step = _step(session)
-            end = EndRecord(step, "stopped", msg(
-                "Stopped at step {step}: the page was closed, and the model was kept for its "
-                "return.", step=f"{step:,}"))
-            trained.history = [*trained.history, end]
-            if trained.trainer_state is not None:
-                trained.trainer_state = {**trained.trainer_state, "history": list(trained.history)}
-            try:
-                train_tab._save_bundle(trained, session.workdir())
-            except Exception:  # a budget or a full disk: the model stays here for its return
-                log.warning("the bundle of a run whose page closed was not saved", exc_info=True)
-            loss_panel.finish(session, trained.corpus, trained.tokenizer, trained.model_config,
-                              trained.train_config)
-        path = trained.bundle_path
-        return path if path and Path(path).is_file() else None
+        return runs.finish_interrupted(session)
 
 
 def _wait_for_run(session: Session, limit_s: float) -> bool:
@@ -268,7 +235,7 @@ def _restore(session: Session, digest: str) -> bool:
         log.warning("a bundle kept over a restart could not be loaded", exc_info=True)
         store.discard(digest)
         return False
-    copy = session.workdir() / f"playground-model-step{_step(session)}.zip"
+    copy = session.workdir() / f"playground-model-step{runs.steps_trained(session.trained)}.zip"
     trained = session.trained
     if "upgraded_from" in trained.meta:  # kept by an older playground: the download is today's
         save_bundle(copy, trained.model, trained.tokenizer, trained.train_config,
@@ -282,7 +249,7 @@ def _restore(session: Session, digest: str) -> bool:
 
 def _welcome(session: Session, restored: bool) -> str:
     lang, trained = session.lang, session.trained
-    values = dict(params=f"{trained.model.num_params():,}", steps=f"{_step(session):,}")
+    values = dict(params=f"{trained.model.num_params():,}", steps=f"{runs.steps_trained(session.trained):,}")
     if restored:
         return t("**Welcome back.** The server restarted since your last visit; your model was "
                  "saved before it did and is loaded again: {params} parameters, trained {steps} "
@@ -323,9 +290,7 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
             session.lang = normalize_language(asked)
         if session.run.running and all(gradio_internals.is_closed(demo, key)
                                        for demo, key in holding(session)):
-            session.run.stop_requested = True  # a reload whose closed page has not been seen yet
-            if session.run.stop is not None:
-                session.run.stop()
+            session.run.request_stop()  # a reload whose closed page has not been seen yet
             _wait_for_run(session, RUN_END_WAIT_S)
         REGISTRY.take_back(session)
     else:
@@ -511,11 +476,7 @@ def save_for_restart(per_run_s: float = STOP_WAIT_PER_RUN_S,
     and keep each returning visitor's bundle in the ``return_store``. Returns the digests
     kept for. A run that has not ended in time keeps the bundle it saved before, if any."""
     entries = REGISTRY.entries()
-    going = [s for s, _, _ in entries if s.run.running or s.run.pending]
-    for session in going:
-        session.run.stop_requested = True
-        if session.run.stop is not None:
-            session.run.stop()
+    going = [s for s, _, _ in entries if s.run.request_stop()]
     deadline = time.monotonic() + min(limit_s, per_run_s * len(going))
     for session in going:
         _wait_for_run(session, max(0.0, deadline - time.monotonic()))

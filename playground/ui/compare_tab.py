@@ -1,7 +1,7 @@
 """Tab 6, Compare runs: validation curves of the session's runs overlaid, the settings that
 differ, and "same run, one change".
 
-Every run that ends (done or stopped) is kept in ``session.runs`` (``loss_panel.finish``).
+Every run that ends (done or stopped) is kept in ``session.runs`` (``runs.log_run``).
 Selecting runs draws their validation curves on one plot (``runs.val_curves``: bits per
 character when their tokenizers differ) and a table of the settings that differ
 (``runs.settings_diff``) with each run's final figures. "Same run, one change" fills the

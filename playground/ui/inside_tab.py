@@ -10,8 +10,8 @@ position or moving the temperature only redraws. A view made with an earlier mod
 dropped when a new run starts or a bundle is uploaded. Problems are said in a line of the
 view (no error pill): no model yet, a run going, a text the tokenizer cannot read.
 
-Stepping (``step_model``) trains the session's model a few more steps through the path
-"Continue training" takes (``train_tab._plan``: ``prepare_run`` with the trainer state, then
+Stepping (``step_model``) trains the session's model a few more steps as a run of the one run
+driver (``runs.start_run(steps=k)``: the path "Continue training" takes, then
 ``Trainer.run(max_steps=k)``), or starts a model from the training tab's settings when the
 session has none; so steps taken 1 + 10 + 100 at a time give the very weights of a straight
 run of 111. After each press it runs the model again on the prompt and writes a sample with
@@ -20,6 +20,7 @@ a fixed seed, so between two presses only the weights change.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import time
@@ -29,6 +30,7 @@ from typing import Any
 
 import gradio as gr
 
+from playground import runs
 from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.generate import generate_text
 from playground.i18n import error_text, localize, msg, normalize_language, t
@@ -41,8 +43,7 @@ from playground.insight.surprise import Surprise, most_surprising, surprise, sur
 from playground.insight.timeline import sample_rows, timeline_html
 from playground.plots import display_token
 from playground.runtime.execution import cpu_threads
-from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
-from playground.runtime import hosting
+from playground.train import EvalProgress, EvalRecord, StepRecord
 from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
 from playground.trained import TrainedModel
@@ -342,35 +343,36 @@ def steps_line(session: Session) -> str:
              max_steps=f"{trained.train_config.max_steps:,}")
 
 
-def _stepping_line(rec: StepRecord, start: int, steps: int, max_steps: int, lang: str) -> str:
+def _stepping_line(rec: StepRecord, run: runs.Run, steps: int, lang: str) -> str:
+    start = run.trained.trainer_state["step"] if run.trained.trainer_state else 0
     return t("**Stepping:** step {step} of {max_steps} ({done} / {steps} of this press) · "
-             "training loss {loss}", lang, step=f"{rec.step:,}", max_steps=f"{max_steps:,}",
-             done=f"{rec.step - start:,}", steps=f"{steps:,}", loss=f"{rec.loss:.3f}")
+             "training loss {loss}", lang, step=f"{rec.step:,}",
+             max_steps=f"{run.train_config.max_steps:,}", done=f"{rec.step - start:,}",
+             steps=f"{steps:,}", loss=f"{rec.loss:.3f}")
 
 
-def _stepped_line(trainer, start: int, seconds: float, last: StepRecord | None,
-                  end: EndRecord | None, lang: str) -> str:
+def _stepped_line(done: runs.Finished, lang: str) -> str:
     """The status after a press: the step reached, how long it took, the latest losses (of
-    ``last``, the press's last step, and of the run's last evaluation), and how the press
-    ended when that was not as asked (stopped, NaN, out of memory)."""
+    the press's last step, and of the run's last evaluation), and how the press ended when
+    that was not as asked (stopped, NaN, out of memory)."""
+    end, max_steps = done.end, done.trained.train_config.max_steps
     if end is not None and end.reason != "done":
         head = t("Stopped.", lang) if end.reason == "stopped" else t("Problem:", lang)
         return f"**{head}** " + localize(end.message, lang)
-    evals = [r for r in trainer.history if isinstance(r, EvalRecord)]
+    evals = [r for r in done.trained.history if isinstance(r, EvalRecord)]
     chinese = normalize_language(lang) == "zh-CN"  # Chinese puts no space after 。
     line = t("**Step {step}** of {max_steps}: {done} more in {seconds} s.", lang,
-             step=f"{trainer.step:,}", max_steps=f"{trainer.config.max_steps:,}",
-             done=f"{trainer.step - start:,}", seconds=f"{seconds:.1f}")
+             step=f"{done.step:,}", max_steps=f"{max_steps:,}",
+             done=f"{done.step - done.start_step:,}", seconds=f"{done.seconds:.1f}")
     said = []
-    if last is not None:
-        said.append(t("Training loss {loss}.", lang, loss=f"{last.loss:.3f}"))
+    if done.last_step is not None:
+        said.append(t("Training loss {loss}.", lang, loss=f"{done.last_step.loss:.3f}"))
     if evals:
         said.append(t("Validation loss {val_loss} at step {eval_step}.", lang,
                       val_loss=f"{evals[-1].val_loss:.3f}", eval_step=f"{evals[-1].step:,}"))
-    if trainer.done:
+    if done.step >= max_steps:
         said.append(t("That was the last of its {max_steps} steps: raise max_steps on the "
-                      "training tab to step further.", lang,
-                      max_steps=f"{trainer.config.max_steps:,}"))
+                      "training tab to step further.", lang, max_steps=f"{max_steps:,}"))
     gap = "" if chinese else " "
     return gap.join([line, *said])
 
@@ -399,10 +401,12 @@ def _after_press(session: Session, view: InsideView, prompt: str, sampling) -> t
 @takes_settings
 def step_model(session: Session | None, view: InsideView | None, steps: int, prompt: str,
                temperature: float, top_k: float, top_p: float, settings: PageSettings):
-    """Train ``steps`` more steps, then look again. Streams (view, prompt, position, status,
-    sample, summary, vectors, attention, lens, distribution, timeline, and the surprise and
-    map views, cleared: they show the weights before the press); while it trains only the
-    status changes. Stop (here or on the training tab) ends a press early."""
+    """Train ``steps`` more steps (a run of ``runs.start_run(steps=...)``: the session's model
+    goes on as "Continue training" takes it; without one, a new model from the training tab's
+    settings), then look again. Streams (view, prompt, position, status, sample, summary,
+    vectors, attention, lens, distribution, timeline, and the surprise and map views, cleared:
+    they show the weights before the press); while it trains only the status changes. Stop
+    (here or on the training tab) ends a press early."""
     session = ensure(session)
     lang = session.lang
     skip = (gr.skip(),) * 5  # the forward pass's summary and figures
@@ -416,59 +420,33 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
                             "training tab), then step.", lang))
         return
     steps = min(max(int(steps or 1), 1), max(STEP_SIZES))  # an API caller may send anything
+    run = runs.start_run(session, settings, continue_=session.trained is not None, steps=steps)
+    view, done, last_push = _current(view, session), None, 0.0
     try:
-        # the session's model goes on exactly as "Continue training" takes it further; without
-        # one, a new model from the training tab's settings
-        plan = train_tab._plan(session, session.trained is not None, settings)
-        # on ZeroGPU a GPU exists only inside a chunk: a few steps are quicker on the CPU
-        trainer = plan.trainer(device="cpu" if hosting.current().on_zero_gpu else None)
-    except gr.Error as error:
-        yield status_only(f"**{t('Cannot do that yet', lang)}:** {error.message}")
-        return
+        with contextlib.closing(run.events()) as events:
+            for event in events:
+                if isinstance(event, runs.Started):
+                    session.attention = None
+                    if event.new_model:  # the loss plot's reference lines are for its text
+                        loss_panel.begin(session, event.trained.corpus, event.trained.tokenizer,
+                                         event.train_ids, event.trained.model_config.vocab_size)
+                elif isinstance(event, runs.Finished):
+                    done = event
+                elif isinstance(event, (EvalProgress, StepRecord)) \
+                        and time.monotonic() - last_push >= 1 / STEP_PUSHES_PER_S:
+                    last_push = time.monotonic()
+                    yield status_only(train_tab.eval_line(event, None, lang)
+                                      if isinstance(event, EvalProgress) else
+                                      _stepping_line(event, run, steps, lang))
     except Exception as error:  # noqa: BLE001 (said in the status line, never a pill)
         yield status_only(_problem(error, lang))
         return
-    continued = session.trained is not None and session.trained.model is plan.trained.model
-    trained = session.trained = plan.trained
-    if not continued:  # a new model: the loss plot's reference lines are for its text
-        loss_panel.begin(session, trained.corpus, trained.tokenizer, plan.data.train_ids,
-                         trained.model_config.vocab_size)
-    session.attention = None
-    session.run.running, session.run.stop = True, trainer.stop
-    view = _current(view, session)
-    start, started, last_push, last, end = trainer.step, time.monotonic(), 0.0, None, None
-    try:
-        for rec in trainer.run(max_steps=steps, eval_progress=True):
-            if session.run.released:  # the tab closed: end, keep nothing
-                return
-            if session.run.stop_requested:
-                trainer.stop()
-                session.run.stop_requested = False
-            if isinstance(rec, EvalProgress):
-                line = train_tab.eval_line(rec, None, lang)
-            else:
-                keep_record(trained.history, rec)  # the health plots read them as they come
-                if isinstance(rec, EndRecord):
-                    end = rec
-                    continue
-                if not isinstance(rec, StepRecord):
-                    continue
-                last = rec
-                line = _stepping_line(rec, start, steps, trainer.config.max_steps, lang)
-            if time.monotonic() - last_push >= 1 / STEP_PUSHES_PER_S:
-                last_push = time.monotonic()
-                yield status_only(line)
-        trained.history, trained.trainer_state = list(trainer.history), trainer.state_dict()
-        status = _stepped_line(trainer, start, time.monotonic() - started, last, end, lang)
-        try:
-            train_tab._save_bundle(trained, session.workdir())  # Export offers this model
-        except ValueError as error:  # a full disk: the model is still here, the file is not
-            status += "  \n" + _problem(error, lang)
-    finally:
-        if not session.run.released:
-            trained.history, trained.trainer_state = list(trainer.history), trainer.state_dict()
-        session.run.running = session.run.stop_requested = False
-        session.run.stop = None
+    if done is None:  # the page closed, or it was stopped before its first turn
+        return
+    status = _stepped_line(done, lang)
+    if done.bundle_error is not None:  # a full disk: the model is still here, the file is not
+        status += "  \n" + _problem(done.bundle_error, lang)
+    trained = done.trained
     try:
         view, text, position, sample, *forward = _after_press(
             session, view, prompt, _sampling(temperature, top_k, top_p))

@@ -1,8 +1,7 @@
-"""The training tab's extras: reference lines and x axis of the loss plot, the training coach,
-and keeping every finished run for the Compare tab.
+"""The training tab's extras: reference lines and x axis of the loss plot, the training coach.
 
 ``train_tab.train_model`` calls ``begin`` when a run starts, ``figure`` for every plot it
-pushes, ``coach`` at each evaluation and ``finish`` when the run ends; the widgets of this
+pushes and ``coach`` at each evaluation and when the run ends; the widgets of this
 panel (``build``) only change how the session's history is drawn.
 
 >>> s = Session()
@@ -24,7 +23,6 @@ from playground.i18n import t
 from playground.model import count_params
 from playground.plots import loss_figure
 from playground.insight.baselines import axis_key, reference_lines
-from playground.insight.runs import RunRecord
 from playground.tokenizer import Tokenizer
 from playground.train import Record
 from playground.ui.lang import tr
@@ -90,23 +88,6 @@ def coach(session: Session, history: Sequence[Record], model_cfg: ModelConfig,
         body = "\n".join(f"- **{seen}:** {n.seen}  \n  **{tried}:** {n.advice}" for n in notes)
     session.plot.coach = f"{title}  \n{body}"
     return session.plot.coach
-
-
-def finish(session: Session, corpus: Corpus, tokenizer: Tokenizer, model_cfg: ModelConfig,
-           train_cfg: TrainConfig) -> RunRecord | None:
-    """Keep the run that just ended (done or stopped) for the Compare tab."""
-    history = trained_history(session)
-    if not history:
-        return None
-    run = RunRecord.create(session.next_run_name, model_cfg, train_cfg, tokenizer.kind, history,
-                           corpus_name=corpus.name, corpus_source=corpus.source,
-                           n_params=count_params(model_cfg))
-    session.runs.add(run)
-    session.next_run_name = ""
-    session.run_data = {name: data for name, data in session.run_data.items()
-                        if name in session.runs.names()}
-    session.run_data[run.name] = (corpus, tokenizer)
-    return run
 
 
 def build_coach() -> gr.Markdown:

@@ -27,37 +27,34 @@ that last update.)
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
 import logging
 import statistics
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Sequence
 
 import gradio as gr
 
 from playground import estimate
-from playground.checkpoint import load_bundle, save_bundle
+from playground.checkpoint import load_bundle
 from playground.config import CHOICES, DEFAULT_PRESET, PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.insight.baselines import is_tiny_shakespeare
 from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
-from playground import prepare
-from playground.prepare import PreparedRun, check_memory, prepare_run
-from playground.runtime import fairshare, hosting, zerogpu
+from playground import prepare, runs
+from playground.runtime import fairshare, hosting
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
-from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
+from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
-from playground.trained import TrainedModel
-from playground.ui.session import (Session, check_bundle_room, default_corpus, ensure,
-                                   friendly_errors, require_model)
+from playground.ui.session import (Session, default_corpus, ensure,
+                                   friendly_errors)
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
@@ -190,41 +187,15 @@ def _gpu_recipe(settings: PageSettings) -> bool:
     return name is not None and PRESETS[name].gpu_recipe
 
 
-def _on_cpu(train_cfg: TrainConfig) -> bool:
-    try:
-        return pick_device(train_cfg.device).type == "cpu"
-    except Exception:  # a device this machine lacks: the settings line says so
-        return False
-
-
-def run_estimate(model_cfg: ModelConfig, train_cfg: TrainConfig, *,
-                 done: int = 0) -> estimate.Estimate | None:
-    """How long a run of these configs takes on this machine, ``done`` steps in; None where
-    that cannot be known here (on ZeroGPU the GPU comes with each chunk, or the device is
-    missing)."""
-    if hosting.current().on_zero_gpu:
-        return None
-    try:
-        # the probe steps the run's model: a turn of the machine, as any job
-        with fairshare.MACHINE.turn():
-            speed = estimate.run_speed(model_cfg, train_cfg)
-    except ConfigError:  # a device this machine lacks: the settings line says so
-        return None
-    except Exception:  # a failed probe must not stop the page; the run refines its own
-        log.exception("the speed probe failed")
-        return None
-    return estimate.estimate_run(model_cfg, train_cfg, speed, done=done)
-
-
 def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
                   gpu_recipe: bool = False, timing: estimate.Estimate | None = None) -> str:
     """About how long a run of these configs takes here, with a warning when that is long or
     when a GPU recipe would run on a CPU; "" when it cannot be known."""
-    timing = timing or run_estimate(model_cfg, train_cfg)
+    timing = timing or runs.estimate_here(model_cfg, train_cfg)
     if timing is None:
         return ""
     took = estimate.duration_text(timing.seconds, lang)
-    if gpu_recipe and _on_cpu(train_cfg):
+    if gpu_recipe and runs.on_cpu(train_cfg):
         return t("⚠️ **A GPU recipe:** on this machine's CPU it would take about {time}. Pick a "
                  "CPU preset here ({preset}, for one), or run it on a machine with a GPU.",
                  lang, time=took, preset=DEFAULT_PRESET)
@@ -251,11 +222,11 @@ def preset_choices(lang: str = "en", vocab_size: int = DEFAULT_VOCAB,
     choices = []
     for name, preset in PRESETS.items():
         parts = [name]
-        timing = run_estimate(*_preset_configs(name, vocab_size)) if timed else None
+        timing = runs.estimate_here(*_preset_configs(name, vocab_size)) if timed else None
         if timing is not None:
             took = estimate.duration_text(timing.seconds, lang)
             parts.append(t("a GPU recipe: about {time} here", lang, time=took)
-                         if preset.gpu_recipe and _on_cpu(preset.train) else
+                         if preset.gpu_recipe and runs.on_cpu(preset.train) else
                          t("about {time} here", lang, time=took))
         if preset.expected_val_loss is not None:
             parts.append(t("loss {loss}", lang, loss=f"{preset.expected_val_loss:.2f}"))
@@ -388,26 +359,6 @@ def _no_samples_note(cfg: TrainConfig, lang: str) -> str:
              lang) + "\n\n"
 
 
-def _warn_if_long(plan: PreparedRun, settings: PageSettings, lang: str) -> estimate.Estimate | None:
-    """The run's estimate (None where unknown), and a toast when it is long or a GPU recipe
-    is about to run on a CPU: the run still starts, and Stop keeps what it has learned."""
-    timing = run_estimate(plan.trained.model_config, plan.trained.train_config,
-                          done=plan.start_step)
-    if timing is None:
-        return None
-    took = estimate.duration_text(timing.seconds, lang)
-    if _gpu_recipe(settings) and _on_cpu(plan.trained.train_config):
-        gr.Warning(t("{preset} is a GPU recipe: on this machine's CPU it would take about "
-                     "{time}. Stop ends it at any time and keeps the model trained so far.",
-                     lang, preset=matching_preset(settings), time=took),
-                   title=t("Long run", lang))
-    elif timing.seconds > estimate.long_run_limit():
-        gr.Warning(t("This run may take about {time} on this machine. Stop ends it at any time "
-                     "and keeps the model trained so far.", lang, time=took),
-                   title=t("Long run", lang))
-    return timing
-
-
 def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
     head = t("── step {step} · validation loss {val_loss} ──",
              lang, step=f"{rec.step:,}", val_loss=f"{rec.val_loss:.3f}")
@@ -416,13 +367,9 @@ def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
 
 @friendly_errors
 def reserve_run(session: Session | None) -> Session:
-    """First half of Start (not queued): refuse a second run, else mark one as pending."""
+    """First step of Start (not queued): refuse a second run, else mark one as pending."""
     session = ensure(session)
-    if session.run.running or session.run.pending:
-        raise gr.Error(t("A training run is already going (or waiting for its turn). Press Stop "
-                         "first, or wait for it to finish.", session.lang),
-                       title=t("Already training", session.lang), print_exception=False)
-    session.run.pending, session.run.stop_requested = True, False
+    runs.reserve(session)
     return session
 
 
@@ -430,64 +377,32 @@ def release_run(session: Session | None) -> Session:
     """After a Start whose run never began (Gradio refused an input before ``train_model``
     ran, or the run was refused): the reservation goes, so Start works again at once."""
     session = ensure(session)
-    if not session.run.running:
-        session.run.pending = False
+    runs.release(session)
     return session
 
 
 @friendly_errors
 @takes_settings
 def check_start(session: Session | None, continue_training: bool, settings: PageSettings) -> None:
-    """Second step of Start (not queued, no outputs): refuse what cannot train before the run
-    waits for its turn. The refusal is a toast with our title; an event with no outputs
-    leaves no red badge on any widget. ``train_model`` checks all of it again (the API
-    calls it alone)."""
-    session = ensure(session)
-    corpus = session.corpus_or_default()
-    if continue_training:
-        trained = require_model(session, msg("continue training"))
-        _, train_cfg = settings.configs(trained.tokenizer.vocab_size)
-        _check_hosting(trained.model_config, train_cfg,
-                       done=int((trained.trainer_state or {}).get("step", 0)))
-        return
-    tokenizer = session.tokenizer
-    if tokenizer is not None and session.tokenizer_corpus is not corpus:
-        raise _tokenizer_mismatch(corpus)
-    vocab = tokenizer.vocab_size if tokenizer is not None else len(set(corpus.text))
-    model_cfg, train_cfg = settings.configs(vocab)
-    _check_hosting(model_cfg, train_cfg)
-    if not hosting.current().on_zero_gpu:
-        check_memory(model_cfg, train_cfg, pick_device(train_cfg.device),
-                     held_bytes=fairshare.MACHINE.memory_held())
-
-
-def _check_hosting(model_cfg: ModelConfig, train_cfg: TrainConfig, *, done: int = 0) -> None:
-    """Refuse what this host does not take (``hosting.check_allowed``); the estimate is only
-    worked out where the host caps it."""
-    timing = run_estimate(model_cfg, train_cfg, done=done) if hosting.estimate_cap() else None
-    hosting.check_allowed(train_cfg, timing.seconds if timing is not None else None)
-
-
-def _tokenizer_mismatch(corpus) -> ConfigError:
-    return ConfigError(msg("The tokenizer was trained on a different text than the corpus now "
-                           "chosen ({name}). Train the tokenizer again (tab 2) first.",
-                           name=corpus.name))
+    """Second step of Start (not queued, no outputs): every check of the run, made once, before
+    it waits for its turn (``runs.check_run``). The refusal is a toast with our title; an event
+    with no outputs leaves no red badge on any widget. ``train_model`` takes the checked run
+    (the API, calling it alone, gets the same checks there)."""
+    runs.check_run(ensure(session), settings, continue_=bool(continue_training),
+                   preset=matching_preset(settings))
 
 
 @friendly_errors
 def stop_training(session: Session | None) -> None:
-    """Ask the session's run to stop after its current step (``session.run.stop_requested``).
+    """Ask the session's run to stop after its current step (``RunState.request_stop``).
 
     The answer is a toast, not the status line: the run writes its own final status, and
     two events writing one line could arrive in either order.
     """
     session = ensure(session)
-    if not (session.run.running or session.run.pending):
+    if not session.run.request_stop():
         gr.Info(t("Nothing is training right now.", session.lang), title=t("Note", session.lang))
         return
-    session.run.stop_requested = True
-    if session.run.stop is not None:
-        session.run.stop()
     gr.Info(t("Stopping after the current step…", session.lang), title=t("Note", session.lang))
 
 
@@ -501,194 +416,107 @@ def warm_up() -> float:
     return prepare.warm_up(corpus, tokenizer, model_cfg, train_cfg)
 
 
-def _plan(session: Session, continue_training: bool, settings: PageSettings) -> PreparedRun:
-    """Check everything before a run starts (``prepare_run``); returns the run, or raises.
-
-    Planned in a turn of the machine (``fairshare``): when a class presses Start at once the
-    runs are checked and built one at a time, each seeing what the ones before it hold."""
-    with fairshare.MACHINE.turn():
-        return _plan_now(session, continue_training, settings,
-                         held=fairshare.MACHINE.memory_held())
-
-
-def _plan_now(session: Session, continue_training: bool, settings: PageSettings, *,
-              held: int) -> PreparedRun:
-    corpus = session.corpus_or_default()
-    # on ZeroGPU the GPU exists only inside a chunk, so there is no memory to measure here
-    check = not hosting.current().on_zero_gpu
-    if continue_training:
-        trained = require_model(session, msg("continue training"))
-        _, train_cfg = settings.configs(trained.tokenizer.vocab_size)
-        return prepare_run(corpus, trained.tokenizer, trained.model_config, train_cfg,
-                           model=trained.model, trainer_state=trained.trainer_state,
-                           check_free_memory=check, held_bytes=held)
-    tokenizer = session.tokenizer
-    if tokenizer is None:  # straight to Start: the default tokenizer, said in a toast
-        tokenizer = train_tokenizer("char", corpus.text)
-        session.tokenizer, session.tokenizer_corpus = tokenizer, corpus
-        gr.Info(t("No tokenizer was trained yet, so this run reads the text character by "
-                  "character ({vocab} distinct characters). The Tokenizer tab (tab 2) can train a "
-                  "BPE tokenizer instead.", session.lang, vocab=f"{tokenizer.vocab_size:,}"),
-                title=t("Note", session.lang))
-    if session.tokenizer_corpus is not corpus:
-        raise _tokenizer_mismatch(corpus)
-    model_cfg, train_cfg = settings.configs(tokenizer.vocab_size)
-    return prepare_run(corpus, tokenizer, model_cfg, train_cfg, check_free_memory=check,
-                       held_bytes=held)
-
-
-def _save_bundle(trained: TrainedModel, workdir: Path) -> str:
-    """Write ``trained`` into ``workdir``, then remove the bundle of an earlier run (so a save
-    that fails, a full disk, leaves that one), and keep its path in ``trained.bundle_path``."""
-    check_bundle_room(trained, workdir)  # the disk budgets (runtime.disk), before any writing
-    path = workdir / f"playground-model-step{(trained.trainer_state or {}).get('step', 0)}.zip"
-    save_bundle(path, trained.model, trained.tokenizer, trained.train_config, trained.history,
-                trained.trainer_state)
-    for old in workdir.glob("playground-model-step*.zip"):
-        if old != path:
-            old.unlink(missing_ok=True)
-    trained.bundle_path = str(path)
-    return str(path)
+def show_notice(notice: runs.Notice, lang: str) -> None:
+    """A run's ``Notice`` as a toast in the visitor's language."""
+    toast = gr.Warning if notice.warning else gr.Info
+    toast(localize(notice.message, lang), title=localize(notice.title, lang))
 
 
 @friendly_errors
 @takes_settings
 def train_model(session: Session | None, continue_training: bool, settings: PageSettings, *,
                 chunk_seconds: float | None = None):
-    """Train (or continue) a model with the settings; streams (session, plot, status, samples,
-    download button, coach notes). ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in
-    tests. A run that ends (done or stopped) is kept in ``session.runs`` for the Compare tab.
+    """Train (or continue) a model with the settings (``runs.Run.events``), shown as it goes:
+    streams (session, plot, status, samples, download button, coach notes). ``chunk_seconds``
+    forces chunked runs (the ZeroGPU path) in tests.
 
     The settings are named parameters (``takes_settings``): ``/train_model`` over the API
     takes ``n_layer=4, max_steps=500``, the rest as the page's default preset."""
     session = ensure(session)
     lang = session.lang
-    session.run.pending = False
-    if session.run.running:
-        raise gr.Error(t("A training run is already going in this session; press Stop first.",
-                         lang),
-                       title=t("Already training", lang), print_exception=False)
-    plan = _plan(session, continue_training, settings)
-    trained = plan.trained
-    corpus, tokenizer = trained.corpus, trained.tokenizer
-    model_cfg, train_cfg, train_ids = trained.model_config, trained.train_config, plan.data.train_ids
-    timing = _warn_if_long(plan, settings, lang)
-    hosting.check_allowed(train_cfg, timing.seconds if timing is not None else None)
-    run = zerogpu.start_run(plan, workdir=session.workdir(), chunk_seconds=chunk_seconds)
-    # The model being trained; the session holds it from the first step on (a run stopped
-    # while it waits for its turn leaves the session's earlier model as it was), and then
-    # Stop or a failure keeps it. (A session released mid-run drops it.)
-    session.run.running, session.run.stop = True, run.stop
-    # the records so far (a continued run starts with its past), kept in the session's model
-    # as they come: the health plots under the loss plot read them there
-    live = trained.history
-    samples, last_eval, end = _no_samples_note(train_cfg, lang), None, None
-    status = t("**Starting** on {name}…", lang, name=localize(corpus.name, lang))
-    if timing is not None:
-        status += " " + t("About {time} in all.", lang,
-                          time=estimate.duration_text(timing.seconds, lang))
-    last_push, push_interval = 0.0, 1 / PUSHES_PER_S
-    shown, waiting_since = "", None  # the last waiting line shown; since when it waits
-    records: Any = run.records(eval_progress=True)
-    if isinstance(run, zerogpu.LocalRun):  # a ZeroGPU chunk waits in ZeroGPU's own queue
-        # a turn at a time, with every other visitor's run and job (fairshare)
-        # (ahead of the runs under way until its first step: see take_turns)
-        records = fairshare.MACHINE.take_turns(records, owner=id(session), report=True,
-                                               priority=lambda: not stepped)
-    cap, began, capped, started = hosting.run_time_cap(), time.monotonic(), False, False
-    stepped = False  # a training step done (the records before it: the step-0 evaluation)
-    # what this run may take, counted against the runs checked after it (check_memory)
-    memory = fairshare.MACHINE.hold_memory(
-        estimate_memory(model_cfg, train_cfg, data_tokens=len(corpus.text)))
-    try:
-        # the plot and the coach keep the last run's until this one's first step
-        yield (session, gr.skip(), status, samples, gr.DownloadButton(visible=False), gr.skip())
-        for rec in records:
-            if session.run.released:  # the tab closed or the session expired: end, keep nothing
-                return  # closing the records ends the trainer's loop
-            if isinstance(rec, fairshare.Waiting):
-                if session.run.stop_requested:  # stopped before its first turn: nothing ran
-                    break
-                # said only when it changes, and by a run under way only after a longer wait
-                # than its turns usually take: each update costs the server what the runs
-                # would train with (Gradio rebuilds every skipped component of it)
-                line, now = waiting_line(rec, started, lang), time.monotonic()
-                waiting_since = waiting_since or now
-                if line != shown and not (started and now - waiting_since < WAIT_NOTE_S):
+    run = runs.start_run(session, settings, continue_=bool(continue_training),
+                         chunk_seconds=chunk_seconds, preset=matching_preset(settings))
+    samples, status, shown, waiting_since, tokens = "", "", "", None, 0
+    last_push, push_interval, last_eval, began, stepped = 0.0, 1 / PUSHES_PER_S, None, False, False
+    with contextlib.closing(run.events()) as events:  # closed with the page: the run ends
+        for event in events:
+            now = time.monotonic()
+            if isinstance(event, runs.Notice):
+                show_notice(event, lang)
+            elif isinstance(event, runs.Planned):
+                samples = _no_samples_note(event.trained.train_config, lang)
+                status = t("**Starting** on {name}…", lang,
+                           name=localize(event.trained.corpus.name, lang))
+                if event.timing is not None:
+                    status += " " + t("About {time} in all.", lang,
+                                      time=estimate.duration_text(event.timing.seconds, lang))
+                # the plot and the coach keep the last run's until this one's first step
+                yield (session, gr.skip(), status, samples, gr.DownloadButton(visible=False),
+                       gr.skip())
+            elif isinstance(event, runs.Started):
+                session.attention, tokens, began = None, len(event.train_ids), True
+                loss_panel.begin(session, event.trained.corpus, event.trained.tokenizer,
+                                 event.train_ids, event.trained.model_config.vocab_size)
+            elif isinstance(event, fairshare.Waiting):
+                # said only when it changes, and by a run under way only after a longer wait than
+                # its turns usually take: each update costs what the runs would train with
+                line, waiting_since = waiting_line(event, began, lang), waiting_since or now
+                if line != shown and not (began and now - waiting_since < WAIT_NOTE_S):
                     shown = line
                     yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
                 continue
-            waiting_since = None
-            if not started:  # the first record: from now on this is the session's model
-                started = True
-                session.trained, session.attention = trained, None
-                loss_panel.begin(session, corpus, tokenizer, train_ids, model_cfg.vocab_size)
-            if cap is not None and not capped and time.monotonic() - began > cap:
-                capped = True  # this shared server's limit per run: stop as Stop would
-                run.stop()
-            if session.run.stop_requested:
-                run.stop()
-                session.run.stop_requested = False
-            if isinstance(rec, EvalProgress):  # no record: the status line alone changes
-                left = timing.refined(live, rec.done / rec.total).seconds if timing else None
-                now = time.monotonic()
+            elif isinstance(event, EvalProgress):  # no record: the status line alone changes
                 if now - last_push >= push_interval:
+                    left = (run.timing.refined(run.trained.history, event.done / event.total).seconds
+                            if run.timing else None)
                     last_push, shown = now, ""
-                    yield (session, gr.skip(), eval_line(rec, left, lang), samples, gr.skip(),
+                    yield (session, gr.skip(), eval_line(event, left, lang), samples, gr.skip(),
                            gr.skip())
-                continue
-            keep_record(live, rec)  # thinned as the trainer's own history is
-            first_step = False
-            if isinstance(rec, StepRecord):
-                first_step, stepped = not stepped, True
-                left = timing.refined(live).seconds if timing else None
-                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang, left)
-            elif isinstance(rec, EvalRecord):
-                last_eval = rec
-                if rec.sample:  # the newest first: in view without scrolling the box
-                    samples = sample_entry(rec, lang) + samples
-                loss_panel.coach(session, live, model_cfg, train_cfg, len(train_ids))
-            elif isinstance(rec, EndRecord):
-                end = rec
-            now = time.monotonic()
-            # the first step is shown at once: the visitor sees the run has begun
-            if first_step or now - last_push >= push_interval:
-                figure = loss_panel.figure(session, live)
-                built = time.monotonic()
-                # the page's updates of every run together stay at PUSHES_PER_S a second:
-                # building and sending them takes the CPU the runs would train with
-                push_interval = max(next_push_interval(built - now),
-                                    fairshare.MACHINE.runs() / PUSHES_PER_S)
-                last_push, shown = built, ""
-                yield (session, figure, status, samples, gr.skip(), session.plot.coach)
-        if session.run.released:
-            return
-        if not started:
-            yield (session, gr.skip(), t("**Stopped** before it began: it was still waiting for "
-                                         "its turn. Nothing changed; press Start to try again.",
-                                         lang), samples, gr.skip(), gr.skip())
-            return
-        if capped and end is not None and end.reason == "stopped":
-            end = dataclasses.replace(end, message=msg(
-                "Stopped at the time limit of this shared server ({limit} per run), at step "
-                "{step}, so everyone gets a turn. The model is kept: download it below, or tick "
-                "Continue training and press Start to train it further.",
-                limit=estimate.duration_message(cap), step=f"{end.step:,}"))
-        trained.history, trained.trainer_state = list(run.history), run.state()
-        bundle = _save_bundle(trained, session.workdir())
-        status = _end_status(end, last_eval, lang, steps=trained.history,
-                             meaning=_meaning(session, trained.history, model_cfg, corpus,
-                                              tokenizer, lang))
-        loss_panel.coach(session, trained.history, model_cfg, train_cfg, len(train_ids))
-        loss_panel.finish(session, corpus, tokenizer, model_cfg, train_cfg)
-        yield (session, loss_panel.figure(session, trained.history), status, samples,
-               gr.DownloadButton(value=bundle, visible=True), session.plot.coach)
-    finally:
-        fairshare.MACHINE.release_memory(memory)
-        if started and not session.run.released:
-            trained.history, trained.trainer_state = list(run.history), run.state()
-        session.run.running = session.run.stop_requested = False
-        session.run.stop = None
+            elif isinstance(event, (StepRecord, EvalRecord)):
+                trained, first_step = run.trained, isinstance(event, StepRecord) and not stepped
+                if isinstance(event, StepRecord):
+                    stepped = True
+                    left = run.timing.refined(trained.history).seconds if run.timing else None
+                    status = status_line(event, trained.train_config, trained.model_config.block_size,
+                                         last_eval, lang, left)
+                else:
+                    last_eval = event
+                    samples = (sample_entry(event, lang) if event.sample else "") + samples
+                    loss_panel.coach(session, trained.history, trained.model_config,
+                                     trained.train_config, tokens)
+                # the first step is shown at once: the visitor sees the run has begun
+                if first_step or now - last_push >= push_interval:
+                    figure = loss_panel.figure(session, trained.history)
+                    built = time.monotonic()
+                    # every run's updates together stay at PUSHES_PER_S a second: building and
+                    # sending them takes the CPU the runs would train with
+                    push_interval = max(next_push_interval(built - now),
+                                        fairshare.MACHINE.runs() / PUSHES_PER_S)
+                    last_push, shown = built, ""
+                    yield (session, figure, status, samples, gr.skip(), session.plot.coach)
+            elif isinstance(event, runs.NotStarted):
+                yield (session, gr.skip(), t("**Stopped** before it began: it was still waiting "
+                                             "for its turn. Nothing changed; press Start to try "
+                                             "again.", lang), samples, gr.skip(), gr.skip())
+            elif isinstance(event, runs.Finished):
+                yield _finished(session, event, samples, tokens, lang)
+            waiting_since = None
+
+
+def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
+              lang: str) -> tuple:
+    """The last update of a run: its plot, how it ended, the download, the coach's notes."""
+    trained = done.trained
+    status = _end_status(done.end, done.last_eval, lang, steps=trained.history,
+                         meaning=_meaning(session, trained.history, trained.model_config,
+                                          trained.corpus, trained.tokenizer, lang))
+    if done.bundle_error is not None:  # a full disk: the model is here, its file is not
+        status += "  \n" + error_text(done.bundle_error, lang)
+    loss_panel.coach(session, trained.history, trained.model_config, trained.train_config,
+                     tokens)
+    download = (gr.DownloadButton(value=done.bundle, visible=True) if done.bundle else gr.skip())
+    return (session, loss_panel.figure(session, trained.history), status, samples, download,
+            session.plot.coach)
 
 
 def _recent_train_loss(steps: Sequence[StepRecord]) -> float:

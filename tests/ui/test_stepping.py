@@ -95,7 +95,7 @@ def test_a_press_refreshes_the_views_and_writes_with_a_fixed_seed(session):
     _, again = press(session, 1, settings(), prompt, view)
     assert again[3].startswith("**Step 11** of 111: 1 more in ")
     assert not np.array_equal(again[0].forward.logits, before)
-    assert not session.run.running and session.run.stop is None
+    assert not session.run.running and session.run.current is None
 
 
 def test_while_a_press_trains_only_its_status_line_changes(session):

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl
 import gradio as gr
 import pytest
 
-from playground import estimate
+from playground import estimate, runs
 from playground.config import DEFAULT_PRESET, PRESETS
 from playground.i18n import t
 from playground.insight.coach import loss_meaning
@@ -103,7 +103,7 @@ def test_a_long_run_is_warned_about_with_the_limit_from_the_environment(monkeypa
 
 def test_a_gpu_recipe_on_a_cpu_says_so_plainly(monkeypatch):
     gpu = next(n for n, p in PRESETS.items() if p.gpu_recipe)
-    monkeypatch.setattr(train_tab, "_on_cpu", lambda cfg: True)  # whatever this machine has
+    monkeypatch.setattr(runs, "on_cpu", lambda cfg: True)  # whatever this machine has
     line = train_tab.describe_settings(Session(), *preset(gpu))
     took = estimate.duration_text(seconds(gpu))
     assert line.startswith(f"⚠️ **A GPU recipe:** on this machine's CPU it would take about {took}.")
@@ -232,7 +232,7 @@ def test_the_first_step_is_shown_at_once_then_updates_are_spaced(ready, monkeypa
 def test_a_gpu_recipe_started_on_a_cpu_gets_its_toast(ready, monkeypatch):
     said = toasts(monkeypatch)
     gpu = next(n for n, p in PRESETS.items() if p.gpu_recipe)
-    monkeypatch.setattr(train_tab, "_on_cpu", lambda cfg: True)
+    monkeypatch.setattr(runs, "on_cpu", lambda cfg: True)
     small = dict(zip(train_tab.SETTINGS, preset(gpu)))
     monkeypatch.setattr(train_tab, "matching_preset", lambda settings: gpu)
     run = train_tab.train_model(ready, False, *[

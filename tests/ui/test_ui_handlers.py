@@ -216,7 +216,7 @@ def test_stop_reaches_a_run_inside_its_first_evaluation(ready):
     assert status.startswith("**Stopped.** Stopped at step 0 as asked.")
     # the evaluation was cut short, not finished and then stopped
     assert not [r for r in session.trained.history if isinstance(r, EvalRecord)]
-    assert session.run.stop is None and session.run.running is False
+    assert session.run.current is None and session.run.running is False
 
 
 def test_describe_settings_counts_parameters_and_reports_errors(ready):
