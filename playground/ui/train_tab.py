@@ -9,17 +9,18 @@ the two typed configs, so the configs' own checks produce every error message. A
 setting (or a shared link) that no longer matches a preset clears the preset choice.
 
 Time estimates come from ``playground.estimate``: before Start for the settings and for each
-preset, and during the run refined from its own steps and evaluations. Training is
-``Trainer.run(eval_progress=True)`` (through ``zerogpu.start_run``) streamed to the page: at
-most ``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line (during
+preset, and during the run refined from its own steps and evaluations. Training is a run of
+the one run driver (``playground.runs``), whose events ``train_model`` shows: at most
+``PUSHES_PER_S`` updates a second, each a fresh loss figure and a status line (during
 an evaluation: how many of its batches are done).
 
-Refusals never leave Gradio's red "Error" badge over a widget: Start first runs
-``check_start`` (no outputs, no progress shown), whose refusal is a toast with our title, and
-only then ``train_model``, which shows its queue position on the status line.
+Refusals never leave Gradio's red "Error" badge over a widget: Start is two events,
+``check_start`` (not queued, no outputs, no progress shown: it reserves the run and makes
+every check once), whose refusal is a toast with our title, and then ``train_model``, which
+shows its queue position on the status line.
 
-Stop sets ``session.run.stop_requested`` and calls the run's own ``stop`` (the trainer
-ends after its current step or evaluation batch); the running handler then sends the final
+Stop asks the run to stop (``RunState.request_stop``: the trainer ends after its current
+step or evaluation batch); the running handler then sends the final
 plot, status and download button itself. A Stop while the run still waits in the queue is
 seen when it starts. (Gradio's ``cancels=`` would close the generator instead and drop
 that last update.)
@@ -367,7 +368,8 @@ def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
 
 @friendly_errors
 def reserve_run(session: Session | None) -> Session:
-    """First step of Start (not queued): refuse a second run, else mark one as pending."""
+    """Refuse a second run, else mark one as pending (``runs.reserve``): the first half of the
+    Compare tab's "one change", whose settings go to this tab before its run starts."""
     session = ensure(session)
     runs.reserve(session)
     return session
@@ -384,12 +386,19 @@ def release_run(session: Session | None) -> Session:
 @friendly_errors
 @takes_settings
 def check_start(session: Session | None, continue_training: bool, settings: PageSettings) -> None:
-    """Second step of Start (not queued, no outputs): every check of the run, made once, before
-    it waits for its turn (``runs.check_run``). The refusal is a toast with our title; an event
-    with no outputs leaves no red badge on any widget. ``train_model`` takes the checked run
-    (the API, calling it alone, gets the same checks there)."""
-    runs.check_run(ensure(session), settings, continue_=bool(continue_training),
-                   preset=matching_preset(settings))
+    """The first of Start's two events (not queued, no outputs): refuse a second run, else
+    reserve one (``runs.reserve``) and make every check of it once, before it waits for its
+    turn (``runs.check_run``). A refusal is a toast with our title (an event with no outputs
+    leaves no red badge on any widget) and gives the reservation back. ``train_model`` takes
+    the checked run (the API, calling it alone, gets the same checks there)."""
+    session = ensure(session)
+    runs.reserve(session)
+    try:
+        runs.check_run(session, settings, continue_=bool(continue_training),
+                       preset=matching_preset(settings))
+    except BaseException:
+        runs.release(session)
+        raise
 
 
 @friendly_errors
@@ -500,6 +509,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                                              "again.", lang), samples, gr.skip(), gr.skip())
             elif isinstance(event, runs.Finished):
                 yield _finished(session, event, samples, tokens, lang)
+                if event.bundle_error is not None:  # a full disk: the model is here, no file
+                    raise event.bundle_error  # (a toast: friendly_errors)
             waiting_since = None
 
 
@@ -510,8 +521,6 @@ def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
     status = _end_status(done.end, done.last_eval, lang, steps=trained.history,
                          meaning=_meaning(session, trained.history, trained.model_config,
                                           trained.corpus, trained.tokenizer, lang))
-    if done.bundle_error is not None:  # a full disk: the model is here, its file is not
-        status += "  \n" + error_text(done.bundle_error, lang)
     loss_panel.coach(session, trained.history, trained.model_config, trained.train_config,
                      tokens)
     download = (gr.DownloadButton(value=done.bundle, visible=True) if done.bundle else gr.skip())
@@ -690,15 +699,10 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     gr.on([w.change for w in settings], on_settings_change, [session, *settings],
           [summary, preset, card], concurrency_limit=None, trigger_mode="always_last",
           api_visibility="private", show_progress="hidden")
-    # Start: reserve (no second run), check (a refusal is a toast, no badge), then train
-    reserved = start.click(reserve_run, session, session, concurrency_limit=None,
-                           trigger_mode="multiple", api_visibility="private",
-                           show_progress="hidden")
-    checked = reserved.success(check_start, [session, continue_training, *settings], None,
-                               concurrency_limit=None, api_visibility="private",
-                               show_progress="hidden")
-    checked.failure(release_run, session, session, concurrency_limit=None,
-                    api_visibility="private", show_progress="hidden")
+    # Start: reserve and check (a refusal is a toast, no badge), then train
+    checked = start.click(check_start, [session, continue_training, *settings], None,
+                          concurrency_limit=None, trigger_mode="multiple",
+                          api_visibility="private", show_progress="hidden")
     outputs = [session, plot, status, samples, download, coach]
     # runs take turns on the machine (fairshare), so many may be under way at once
     trained = checked.success(train_model, [session, continue_training, *settings], outputs,

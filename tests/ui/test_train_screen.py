@@ -174,13 +174,13 @@ def test_check_start_refuses_what_train_model_would(ready):
 
 
 def test_start_is_wired_so_a_refusal_leaves_no_badge():
-    """reserve (no progress) -> check_start (no outputs, no progress) -> train_model (its queue
+    """check_start (reserves, checks; no outputs, no progress) -> train_model (its queue
     position on the status line only); every failure releases the reservation."""
     demo = build_demo()
     fns = {fn.name: fn for fn in demo.fns.values()}
     check = fns["check_start"]
     assert check.outputs == [] and check.show_progress == "hidden"
-    assert fns["reserve_run"].show_progress == "hidden"
+    assert check.trigger_mode == "multiple"  # a second click is refused, not dropped
     train = fns["train_model"]
     assert [b.elem_id for b in train.show_progress_on] == ["train-status"]
     releases = [fn for fn in demo.fns.values() if fn.name == "release_run"]

@@ -1,0 +1,200 @@
+"""The one run driver (``playground.runs``) without any web server: Start, Stop, Step ×k, a
+closed page, a restart, and the checks made once."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from playground import runs
+from playground.checkpoint import load_bundle
+from playground.config import PRESETS, ConfigError
+from playground.corpus import from_text
+from playground.runtime import fairshare, hosting
+from playground.runtime.hosting import Hosting
+from playground.tokenizer import train_tokenizer
+from playground.train import EndRecord, EvalRecord, StepRecord
+from playground.workspace import Workspace
+
+TINY = PRESETS["tiny"]
+
+
+def settings(**changes) -> runs.Configs:
+    """The tiny preset, smaller still: a run of a few steps in well under a second."""
+    model = dataclasses.replace(TINY.model, n_layer=1, n_embd=16, n_head=2, block_size=16)
+    train = dataclasses.replace(TINY.train, **{**dict(max_steps=6, batch_size=4, eval_interval=3,
+                                                     eval_iters=1, sample_tokens=0, threads=1),
+                                                **changes})
+    return runs.Configs(model, train)
+
+
+@pytest.fixture
+def workspace(tiny_text, tmp_path, monkeypatch) -> Workspace:
+    """A workspace with a pasted corpus and a character tokenizer, its files under tmp_path."""
+    monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
+    corpus = from_text(tiny_text)
+    ws = Workspace(corpus=corpus, tokenizer=train_tokenizer("char", corpus.text),
+                   tokenizer_corpus=corpus)
+    yield ws
+    ws.release()
+
+
+def events_of(run: runs.Run) -> list:
+    return list(run.events())
+
+
+def kinds(events) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+def test_start_trains_keeps_the_model_a_bundle_and_a_compare_line(workspace):
+    events = events_of(runs.start_run(workspace, settings()))
+    names = kinds(events)
+    assert names[0] == "Planned" and "Started" in names and names[-1] == "Finished"
+    assert names.index("Started") < names.index("StepRecord")
+    done = events[-1]
+    assert done.end.reason == "done" and done.step == 6 and done.start_step == 0
+    assert workspace.trained is done.trained and workspace.trained.trainer_state["step"] == 6
+    assert [r.name for r in workspace.runs.get(workspace.runs.names())] == ["run 1"]
+    bundle = load_bundle(done.bundle)  # the file is a bundle of this very model
+    for name, value in bundle.model.state_dict().items():
+        assert torch.equal(value, done.trained.model.state_dict()[name])
+    assert not workspace.run.running and workspace.run.current is None
+
+
+def test_the_same_run_as_the_trainer_alone(workspace):
+    """The driver adds no step of its own: its weights are the trainer's own run's."""
+    from playground.prepare import prepare_run
+
+    done = events_of(runs.start_run(workspace, settings()))[-1]
+    model_cfg, train_cfg = settings().configs(workspace.tokenizer.vocab_size)
+    alone = prepare_run(workspace.corpus, workspace.tokenizer, model_cfg, train_cfg).trainer()
+    list(alone.run())
+    for name, value in alone.model.state_dict().items():
+        assert torch.equal(value, done.trained.model.state_dict()[name]), name
+
+
+def test_stop_ends_after_the_current_step_and_keeps_the_model(workspace):
+    run = runs.start_run(workspace, settings(max_steps=10_000, eval_interval=10_000))
+    events = []
+    for event in run.events():
+        events.append(event)
+        if isinstance(event, StepRecord) and event.step == 3:
+            assert workspace.run.request_stop()
+    done = events[-1]
+    assert isinstance(done, runs.Finished) and done.end.reason == "stopped"
+    assert done.step == 3 and workspace.trained.trainer_state["step"] == 3
+    assert not workspace.run.request_stop()  # nothing going: nothing to ask
+
+
+def test_a_stop_pressed_while_the_run_waits_in_the_queue_ends_it_unstarted(workspace):
+    runs.reserve(workspace)
+    assert workspace.run.request_stop()  # pending: the flag waits for the run
+    events = events_of(runs.start_run(workspace, settings()))
+    assert not any(isinstance(e, StepRecord) for e in events)
+
+
+def test_step_k_trains_exactly_k_more_steps_and_adds_no_compare_line(workspace):
+    first = events_of(runs.start_run(workspace, settings(max_steps=100), steps=1))[-1]
+    assert first.step == 1 and first.record is None and workspace.runs.names() == []
+    ten = events_of(runs.start_run(workspace, settings(max_steps=100), continue_=True,
+                                   steps=10))[-1]
+    assert (ten.start_step, ten.step) == (1, 11)
+    assert workspace.trained.trainer_state["step"] == 11
+    # 1 + 10 steps give the very weights of a straight run of 11
+    straight = Workspace(corpus=workspace.corpus, tokenizer=workspace.tokenizer,
+                         tokenizer_corpus=workspace.corpus)
+    alone = events_of(runs.start_run(straight, settings(max_steps=11)))[-1]
+    for name, value in alone.trained.model.state_dict().items():
+        assert torch.equal(value, ten.trained.model.state_dict()[name]), name
+    straight.release()
+
+
+def test_a_second_start_is_refused_while_one_waits_or_runs(workspace):
+    runs.reserve(workspace)
+    with pytest.raises(runs.Busy, match="already going"):
+        runs.reserve(workspace)
+    runs.release(workspace)
+    runs.reserve(workspace)  # released: Start works again at once
+    going = runs.start_run(workspace, settings(max_steps=10_000)).events()
+    next(going)
+    with pytest.raises(runs.Busy):
+        events_of(runs.start_run(workspace, settings()))
+    going.close()
+    assert not workspace.run.running
+
+
+def test_a_closed_page_ends_the_run_unsaved_and_a_restart_keeps_what_it_made(workspace):
+    """The page closes mid-run (the server closes the run's events): the model keeps its
+    steps; the visitor's return (or SIGTERM) saves them as a "stopped" run."""
+    events = runs.start_run(workspace, settings(max_steps=10_000, eval_interval=10_000)).events()
+    for event in events:
+        if isinstance(event, StepRecord) and event.step == 2:
+            break
+    events.close()
+    assert not workspace.run.running and workspace.trained.trainer_state["step"] == 2
+    assert workspace.trained.bundle_path is None and workspace.runs.names() == []
+    path = runs.finish_interrupted(workspace)
+    assert path is not None and workspace.runs.names() == ["run 1"]
+    kept = load_bundle(path)
+    assert kept.trainer_state["step"] == 2 and isinstance(kept.history[-1], EndRecord)
+    assert kept.history[-1].reason == "stopped"
+    assert runs.finish_interrupted(workspace) == path  # nothing left to finish
+
+
+def test_a_released_workspace_ends_its_run_and_writes_nothing(workspace):
+    events = runs.start_run(workspace, settings(max_steps=10_000, eval_interval=10_000)).events()
+    for event in events:
+        if isinstance(event, StepRecord):
+            workspace.release()  # the session expired
+    assert workspace.trained is None and not workspace.run.running
+    assert not list(workspace.workdir().glob("*.zip"))
+
+
+def test_the_checks_are_made_before_the_queue_and_once(workspace, monkeypatch):
+    probes = []
+    real = runs.estimate.run_speed
+    monkeypatch.setattr(runs.estimate, "run_speed", lambda m, t: probes.append(1) or real(m, t))
+    checked = runs.check_run(workspace, settings())
+    assert checked.timing is not None and len(probes) == 1
+    run = runs.start_run(workspace, settings())
+    assert run is checked  # the queued half takes the checked run
+    events_of(run)
+    assert len(probes) == 1  # no second estimate, no second check
+    other = runs.check_run(workspace, settings())
+    assert runs.start_run(workspace, settings(max_steps=7)) is not other  # another request
+
+
+def test_refusals_say_what_to_change(workspace):
+    with pytest.raises(ConfigError, match="no model to continue training"):
+        runs.check_run(workspace, settings(), continue_=True)
+    workspace.corpus = from_text("another text " * 200)
+    with pytest.raises(ConfigError, match="Train the tokenizer again"):
+        runs.check_run(workspace, settings())
+    assert not workspace.run.pending
+
+
+def test_a_shared_host_refuses_compile_and_caps_the_time(workspace, monkeypatch):
+    hosting.use(Hosting.from_env({"SPACE_ID": "someone/playground"}))
+    try:
+        with pytest.raises(ConfigError, match="compile"):
+            runs.check_run(workspace, settings(compile=True))
+        with pytest.raises(ConfigError, match="compile"):  # Step ×k too
+            events_of(runs.start_run(workspace, settings(compile=True), steps=1))
+        monkeypatch.setattr(hosting, "run_time_cap", lambda host=None: 0.0)
+        done = events_of(runs.start_run(workspace, settings(max_steps=10_000,
+                                                            eval_interval=10_000)))[-1]
+        assert done.end.reason == "stopped" and "time limit" in done.end.message
+    finally:
+        hosting.use(Hosting())
+
+
+def test_the_run_takes_turns_and_holds_its_memory_while_it_goes(workspace):
+    held = []
+    for event in runs.start_run(workspace, settings()).events():
+        if isinstance(event, (StepRecord, EvalRecord)):
+            held.append(fairshare.MACHINE.memory_held())
+    assert held and min(held) > 0 and fairshare.MACHINE.memory_held() == 0
+
