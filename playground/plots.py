@@ -339,8 +339,10 @@ def attention_grid_figure(weights: np.ndarray, tokens: Sequence[str], cols: int 
     hover = "<br>".join([t("“{query}” looks at “{target}”", lang, query="%{customdata[0]}",
                            target="%{customdata[1]}"),
                          t("weight {value}", lang, value="%{z:.3f}")])
+    # the gaps between rows shrink as rows come (Plotly refuses a gap over 1 / (rows - 1))
+    spacing = min(0.16, 0.5 / (rows - 1)) if rows > 1 else 0.08
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles,
-                        horizontal_spacing=0.06, vertical_spacing=0.16 if rows > 1 else 0.08)
+                        horizontal_spacing=0.06, vertical_spacing=spacing)
     z = _causal(weights)
     for h in range(n_head):
         fig.add_trace(go.Heatmap(

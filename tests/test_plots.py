@@ -126,6 +126,17 @@ def test_attention_grid_shares_one_colour_scale():
     assert fig.layout.height == 230 * 2 + 100  # two rows of four
 
 
+@pytest.mark.parametrize("n_head", [16, 17, 64])
+def test_attention_grid_draws_many_heads(n_head):
+    """16 heads in two columns are 8 rows: Plotly refused the fixed gap between them ("Vertical
+    spacing cannot be greater than (1 / (rows - 1))") and the page said so instead of drawing."""
+    fig = attention_grid_figure(np.full((n_head, 3, 3), 1 / 3), list("abc"), cols=2)
+    assert len(fig.data) == n_head
+    tops = sorted({round(fig.layout[f"yaxis{h + 1 if h else ''}"].domain[1], 6)
+                   for h in range(n_head)})
+    assert len(tops) == -(-n_head // 2) and tops[0] > 0  # every row has its own band
+
+
 def test_next_token_figure_bars_in_order():
     fig = next_token_figure([("e", 0.5), (" ", 0.2), ("e", 0.1)])
     bar = fig.data[0]
