@@ -337,6 +337,8 @@ class Run:
             notice = self._long_run_notice()
             yield from self._notices + ([notice] if notice else [])
             yield Planned(trained, self.timing)
+            if ws.run.released:  # released while the page showed that: nothing to make
+                return
             executor = self._executor = self._executor_for(plan)
             if self._stop_asked:
                 executor.stop()

@@ -4,6 +4,8 @@ closed page, a restart, and the checks made once."""
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
 
 import pytest
 import torch
@@ -198,3 +200,26 @@ def test_the_run_takes_turns_and_holds_its_memory_while_it_goes(workspace):
             held.append(fairshare.MACHINE.memory_held())
     assert held and min(held) > 0 and fairshare.MACHINE.memory_held() == 0
 
+
+
+def test_step_k_takes_turns_so_another_visitors_job_waits_one_step(workspace, monkeypatch):
+    """Step ×100 is a run like any other: it holds the machine for a slice, not a press (a
+    Generate behind a hundred steps of a large model waited 373 s)."""
+    machine = fairshare.FairShare(slice_s=0.0, priority_slice_s=0.0)  # a slice: one item
+    monkeypatch.setattr(fairshare, "MACHINE", machine)
+    seen, ran_at = [0], []
+
+    def generate():  # another visitor's short job
+        with machine.turn():
+            ran_at.append(seen[0])
+
+    other = threading.Thread(target=generate)
+    for event in runs.start_run(workspace, settings(max_steps=1_000), steps=100).events():
+        if isinstance(event, StepRecord):
+            seen[0] = event.step
+            if event.step == 5:
+                other.start()
+                while machine.stats()["waiting"] == 0 and other.is_alive():
+                    time.sleep(0.001)  # it joins the line before the next step
+    other.join()
+    assert ran_at and 5 <= ran_at[0] <= 6  # its turn came after at most one more step
