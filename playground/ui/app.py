@@ -26,7 +26,7 @@ from playground.runtime import fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
-from playground.ui.lang import (I18N, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
+from playground.ui.lang import (I18N, tab, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
 from playground.ui.session import LIVE_FILES, Session, new_session
@@ -169,21 +169,21 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         token = reattach.token_state()  # the browser's secret: a reload finds its session again
         gradio_internals.keep_in_cache(session, LIVE_FILES)  # the hourly sweep spares them
         with gr.Tabs() as tabs:
-            with gr.Tab(tr("tab_corpus"), id="corpus"):
+            with tab("corpus"):
                 corpus = corpus_tab.build(session)
-            with gr.Tab(tr("tab_tokenizer"), id="tokenizer"):
+            with tab("tokenizer"):
                 tokenizer = tokenizer_tab.build(session, limit)
-            with gr.Tab(tr("tab_train"), id="train"):
+            with tab("train"):
                 train = train_tab.build(session, limit)
-            with gr.Tab(tr("tab_generate"), id="generate") as generate_page:
+            with tab("generate") as generate_page:
                 generate = generate_tab.build(session, limit, generate_page)
-            with gr.Tab(tr("tab_attention"), id="attention"):
+            with tab("attention"):
                 attention = attention_tab.build(session, limit)
-            with gr.Tab(tr("tab_inside"), id="inside") as inside_page:
+            with tab("inside") as inside_page:
                 inside_tab.build(session, limit, train.settings, inside_page, train.diagram)
-            with gr.Tab(tr("tab_compare"), id="compare") as compare_page:
+            with tab("compare") as compare_page:
                 compare = compare_tab.build(session)
-            with gr.Tab(tr("tab_export"), id="export"):
+            with tab("export"):
                 export = export_tab.build(session, limit)
         gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
                     elem_id="page-footer")

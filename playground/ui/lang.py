@@ -72,10 +72,17 @@ PAGE_LANG_ID = "page-lang"  # the hidden textbox that carries <html lang> to the
 SWITCH_ID = "lang-switch"  # the page's own English / 简体中文 switch
 SWITCH_CHOICES = [(name, code) for code, name in LANGUAGES.items()]
 
-TAB_KEYS = ("tab_corpus", "tab_tokenizer", "tab_train", "tab_generate", "tab_attention",
-            "tab_compare", "tab_export")
-TAB_LABELS = {code: [labels[key] for key in TAB_KEYS]
+# the page's tabs in order, written once: app.py draws them (``tab``), the switch relabels them
+TABS = ("corpus", "tokenizer", "train", "generate", "attention", "inside", "compare", "export")
+TAB_LABELS = {code: [labels[f"tab_{name}"] for name in TABS]
               for code, labels in (("en", EN), ("zh-CN", ZH_CN))}
+
+
+def tab(name: str) -> gr.Tab:
+    """The page's tab ``name`` (one of ``TABS``), labelled in the visitor's language."""
+    if name not in TABS:
+        raise ValueError(f"no tab {name!r} in lang.TABS")
+    return gr.Tab(tr(f"tab_{name}"), id=name)
 
 # Gradio's translator is switched by its own changeLocale (what Settings calls). The page
 # finds the module that holds it among the scripts it has loaded; if a Gradio version ever

@@ -432,3 +432,6 @@ def test_the_switch_and_the_address_use_gradios_own_translator():
         assert "core.changeLocale(lang)" in js and "relabelTabs" in js
     assert "URLSearchParams(window.location.search).get('lang')" in lang.SYNC_JS
     assert lang.TAB_LABELS["zh-CN"][2] == ZH_CN["tab_train"]
+    # the tabs are written once: the page draws exactly those the switch relabels, Inside too
+    drawn = [b.id for b in demo.blocks.values() if isinstance(b, gr.Tab)]
+    assert drawn == list(lang.TABS) and "5b · 模型内部" in lang.TAB_LABELS["zh-CN"]
