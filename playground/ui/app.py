@@ -189,21 +189,25 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                     elem_id="page-footer")
         gr.Markdown(tr("language_note"), elem_id="language-note")
 
-        # on load: the visitor's language, and the text the server writes in it; from then on
-        # whatever language the page shows (a choice under Settings included), reported by
-        # SYNC_JS (.change: a hidden textbox sends no .input events)
-        # (first, a returning browser's session: reattach)
-        loaded = reattach.wire(demo, session, token, tabs, train).then(
+        compare_tab.wire(compare, train, session, tabs, limit, compare_page)
+        restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,
+                                       tokenizer.kind, tokenizer.vocab_size, train.settings,
+                                       generate.sampling)
+        # on load, one chain in a fixed order: a returning browser's session (reattach), the
+        # visitor's language and the text the server writes in it, a shared link's settings,
+        # then what the settings draw: the preset menu with this machine's estimates (a probe,
+        # once per process) and the model's diagram. From then on whatever language the page
+        # shows (Settings included) is reported by SYNC_JS (.change: a hidden textbox sends no
+        # .input events)
+        loaded = restore_link(reattach.wire(demo, session, token, tabs, train).then(
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
-            api_visibility="private")
-        # then the preset menu with this machine's estimates (a probe, once per process),
-        # and the model the settings build
+            api_visibility="private"))
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
-                    api_visibility="private", show_progress="hidden")
-        loaded.then(inside_tab.show_diagram, [session, *train.settings], train.diagram,
-                    api_visibility="private", show_progress="hidden")
+                    api_visibility="private", show_progress="hidden").then(
+            inside_tab.show_diagram, [session, *train.settings], train.diagram,
+            api_visibility="private", show_progress="hidden")
         page_lang = gr.Textbox(visible="hidden", elem_id=PAGE_LANG_ID, container=False)
         page_lang.change(on_language, [session, page_lang, *train.settings],
                          [switch, corpus.summary, corpus.preview, train.summary,
@@ -212,9 +216,6 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             [train.preset, train.card, train.summary],
             api_visibility="private", show_progress="hidden")
         switch.input(None, switch, switch, js=SWITCH_JS)  # in the browser only; page_lang follows
-        compare_tab.wire(compare, train, session, tabs, limit, compare_page)
-        export_tab.wire(export, session, demo, link_message, corpus.source, tokenizer.kind,
-                        tokenizer.vocab_size, train.settings, generate.sampling)
 
         # a new tokenizer changes the vocabulary, so the parameter count too
         tokenizer.event.then(train_tab.describe_settings, [session, *train.settings],

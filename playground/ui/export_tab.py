@@ -13,7 +13,7 @@ the page's settings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import gradio as gr
 
@@ -146,7 +146,7 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     *sampling settings); all unchanged (``gr.skip()``) for a page opened without a link.
     A link that cannot be used leaves the page's defaults and says why.
     """
-    session = detect_language(session, request)  # the language load may not have run yet
+    session = detect_language(session, request)  # (an API call comes without a page load)
     n_out = 3 + len(train_tab.SETTINGS) + len(SAMPLING_KEYS)
     query: Mapping[str, str] = {k: v for k, v in dict(getattr(request, "query_params", None) or {}).items()
                                 if k not in PAGE_PARAMETERS}
@@ -218,10 +218,15 @@ def build(session: gr.State, concurrency_limit: int) -> ExportTab:
 
 def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Markdown,
          source: gr.Radio, kind: gr.Radio, vocab_size: gr.Slider, settings: list,
-         sampling: list) -> None:
-    """The link button reads every tab's widgets; the page load restores them from a link."""
+         sampling: list) -> Callable[[Any], Any]:
+    """The link button reads every tab's widgets. Returns how the page load restores them from
+    a link: a function that chains ``restore_from_link`` after a load event (app.py's chain:
+    come back, language, link, draw)."""
     export.link_button.click(make_link, [source, kind, vocab_size, *settings, *sampling],
                              export.link, concurrency_limit=None, api_name="share_link")
-    demo.load(restore_from_link, session,
-              [message, source, kind, vocab_size, *settings, *sampling],
-              api_visibility="private")
+
+    def after(event):
+        return event.then(restore_from_link, session,
+                          [message, source, kind, vocab_size, *settings, *sampling],
+                          api_visibility="private")
+    return after

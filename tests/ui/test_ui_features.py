@@ -421,6 +421,21 @@ def test_lang_in_the_address_picks_the_language_and_is_no_setting():
     assert shared[0].value == "**" + t("Settings restored from the link.", "zh-CN") + "**"
 
 
+def test_the_page_load_is_one_chain_in_a_fixed_order():
+    """Come back, language, link, then what the settings draw: each step sees the one before
+    (a link's settings once were restored beside the language, in either order)."""
+    demo = build_demo()
+    fns = {fn._id: fn for fn in demo.fns.values()}
+    ours = [fn.name for fn in fns.values() if any(event == "load" for _, event in fn.targets)
+            and fn.name not in (None, "new_session", "new_state", "new_view", "<lambda>")]
+    assert ours == ["on_load"]
+    chain, at = [], next(i for i, fn in fns.items() if fn.name == "on_load")
+    while (after := [i for i, fn in fns.items() if fn.trigger_after == at]):
+        at = after[0]
+        chain.append(fns[at].name)
+    assert chain == ["on_page_load", "restore_from_link", "show_presets", "show_diagram"]
+
+
 def test_the_switch_and_the_address_use_gradios_own_translator():
     from playground.ui import lang
 
