@@ -357,7 +357,12 @@ class Run:
                 if ws.run.released:  # the page closed or the session expired: keep nothing
                     return  # (closing the records ends the trainer's loop)
                 if isinstance(rec, fairshare.Waiting):
-                    if self._stop_asked:  # stopped before its first turn: nothing ran
+                    if self._stop_asked:  # stopped while it waits for a turn: end now
+                        records.close()
+                        if started:  # between two steps: the trainer's own words
+                            end = EndRecord(executor.step, "stopped", msg(
+                                "Stopped at step {step} as asked.", step=f"{executor.step:,}"))
+                            executor.history.append(end)
                         break
                     yield rec
                     continue

@@ -223,3 +223,33 @@ def test_step_k_takes_turns_so_another_visitors_job_waits_one_step(workspace, mo
                     time.sleep(0.001)  # it joins the line before the next step
     other.join()
     assert ran_at and 5 <= ran_at[0] <= 6  # its turn came after at most one more step
+
+
+def test_stop_while_the_run_waits_for_a_turn_ends_it_at_once(workspace, monkeypatch):
+    """Another job holds the machine; the run, between two steps, waits. Stop ends it then,
+    not when its next turn comes, and the model keeps its steps and a "stopped" end."""
+    machine = fairshare.FairShare(slice_s=0.0, priority_slice_s=0.0)
+    monkeypatch.setattr(fairshare, "MACHINE", machine)
+    monkeypatch.setattr(fairshare, "REPORT_S", 0.01)
+    holding, done_waiting = threading.Event(), threading.Event()
+
+    def long_job():
+        with machine.turn():
+            holding.set()
+            done_waiting.wait(30)
+
+    other = threading.Thread(target=long_job)
+    events = []
+    for event in runs.start_run(workspace, settings(max_steps=1_000)).events():
+        events.append(event)
+        if isinstance(event, StepRecord) and event.step == 3:
+            other.start()
+            holding.wait(30)
+        if isinstance(event, fairshare.Waiting):
+            workspace.run.request_stop()
+    done_waiting.set()
+    other.join()
+    done = events[-1]
+    assert isinstance(done, runs.Finished) and done.end.reason == "stopped"
+    assert done.step == 3 and done.trained.history[-1] == done.end
+    assert load_bundle(done.bundle).trainer_state["step"] == 3
