@@ -121,15 +121,28 @@ def test_one_client_cannot_fill_the_queue(served, monkeypatch):
 
 
 def test_a_forwarded_address_counts_only_behind_a_trusted_proxy():
-    """On a Space every connection comes from its proxy, so the client is the proxy's first
-    X-Forwarded-For address; elsewhere it is the connection's (uvicorn itself already takes
-    X-Forwarded-For from a proxy on 127.0.0.1)."""
+    """On a Space every connection comes from its proxy, so the client is the address the
+    proxy appended to X-Forwarded-For (the last; PLAYGROUND_PROXY_HOPS counts more proxies);
+    elsewhere it is the connection's (uvicorn itself already takes X-Forwarded-For from a
+    proxy on 127.0.0.1)."""
     hosting.use(Hosting.from_env({}))  # no SYSTEM, SPACE_ID nor PLAYGROUND_TRUST_PROXY
     headers = {"x-forwarded-for": "203.0.113.9, 10.0.0.1"}
     assert guard.client_address(headers, "10.0.0.1") == "10.0.0.1"
     hosting.use(Hosting.from_env({"SYSTEM": "spaces"}))
-    assert guard.client_address(headers, "10.0.0.1") == "203.0.113.9"
+    assert guard.client_address(headers, "10.0.0.2") == "10.0.0.1"
     assert guard.client_address({}, "10.0.0.1") == "10.0.0.1"
+    hosting.use(Hosting.from_env({"SYSTEM": "spaces", "PLAYGROUND_PROXY_HOPS": "2"}))
+    assert guard.client_address(headers, "10.0.0.2") == "203.0.113.9"
+
+
+def test_a_client_cannot_become_many_by_writing_its_own_forwarded_header():
+    """Before: 2,100 requests, each with a new X-Forwarded-For, were 2,100 clients (each with
+    its own allowance of sessions and jobs). What a client writes stays left of what the
+    proxy appends, so a new value on every request is still one client."""
+    hosting.use(Hosting.from_env({"SYSTEM": "spaces"}))
+    seen = {guard.client_address({"x-forwarded-for": f"198.51.100.{i}, 203.0.113.5"}, "10.0.0.1")
+            for i in range(200)}
+    assert seen == {"203.0.113.5"}
 
 
 def read_response(sock) -> str:

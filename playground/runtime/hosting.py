@@ -90,6 +90,9 @@ class Hosting:
     system: str | None = field(default=None, **_env("SYSTEM"))  # "spaces" on a Space
     force_shared: bool = field(default=False, **_env("PLAYGROUND_SHARED"))  # "1"
     trust_proxy: bool = field(default=False, **_env("PLAYGROUND_TRUST_PROXY"))  # "1"
+    # the proxies in front that each append the address they saw to X-Forwarded-For: the
+    # client is the one that many from the right (what a client writes itself is further left)
+    proxy_hops: int = field(default=1, **_env("PLAYGROUND_PROXY_HOPS"))
     allow_compile: bool = field(default=False, **_env("PLAYGROUND_ALLOW_COMPILE"))  # "1"
     max_run_s: float | None = field(default=None, **_env("PLAYGROUND_MAX_RUN_S"))
     max_estimate_s: float | None = field(default=None, **_env("PLAYGROUND_MAX_ESTIMATE_S"))
@@ -124,6 +127,8 @@ class Hosting:
             value = getattr(self, name)
             self._require(name, value is None or _is_number(value) and 0 < value < math.inf,
                           "a number above 0 (0 turns the limit off)")
+        self._require("proxy_hops", _is_int(self.proxy_hops) and 1 <= self.proxy_hops <= 16,
+                      "a whole number from 1 to 16", "how many proxies stand in front")
         self._require("max_runs", _is_int(self.max_runs) and self.max_runs >= 1,
                       "a whole number of at least 1", "how many runs may take turns at once")
         self._require("concurrency", _is_int(self.concurrency) and self.concurrency >= 1,
@@ -188,6 +193,7 @@ class Hosting:
             space_id=space_id, system=system,
             force_shared=force_shared,
             trust_proxy=env.get("PLAYGROUND_TRUST_PROXY") == "1",
+            proxy_hops=min(16, max(1, _whole(env.get("PLAYGROUND_PROXY_HOPS"), 1))),
             allow_compile=env.get("PLAYGROUND_ALLOW_COMPILE") == "1",
             max_run_s=_limit(env.get("PLAYGROUND_MAX_RUN_S"), RUN_CAP_S if shared else None),
             max_estimate_s=_limit(env.get("PLAYGROUND_MAX_ESTIMATE_S"),

@@ -77,15 +77,21 @@ def field_limit(component: str) -> int:
 
 
 def client_address(headers: dict[str, str] | Any, host: str | None) -> str:
-    """The client a request comes from: the proxy's first X-Forwarded-For address when it is
-    trusted (``Hosting.trusts_proxy``: on a Space, or ``PLAYGROUND_TRUST_PROXY=1``), else the
-    connection's address.
+    """The client a request comes from: behind a trusted proxy (``Hosting.trusts_proxy``: on a
+    Space, or ``PLAYGROUND_TRUST_PROXY=1``) the X-Forwarded-For address the proxies appended,
+    ``Hosting.proxy_hops`` from the right; else the connection's address. The addresses to
+    the left of it are whatever the client sent: a new one on every request must not make a
+    new client.
 
     >>> client_address({"x-forwarded-for": "203.0.113.9, 10.0.0.1"}, "10.0.0.1")
     '10.0.0.1'
     """
-    forwarded = (headers.get("x-forwarded-for") or "") if hosting.current().trusts_proxy else ""
-    return forwarded.split(",")[0].strip() or host or "unknown"
+    host_settings = hosting.current()
+    forwarded = (headers.get("x-forwarded-for") or "") if host_settings.trusts_proxy else ""
+    chain = [address.strip() for address in forwarded.split(",") if address.strip()]
+    if not chain:
+        return host or "unknown"
+    return chain[-min(host_settings.proxy_hops, len(chain))]
 
 
 def _language(headers) -> str:

@@ -153,7 +153,7 @@ def test_the_readme_documents_every_variable_and_nothing_else():
 
 # Reading the environment is hosting.py's job; these modules read variables that are not the
 # host's settings of this app (torchrun's, Gradio's, the Hub libraries', a subprocess's).
-PLUMBING = {"cli.py", "tokenizer.py", "corpus.py", "runtime/distributed.py", "ui/session.py",
+PLUMBING = {"cli.py", "tokenizer.py", "corpus.py", "runtime/distributed.py", "workspace.py",
             "ui/app.py"}
 HOST_VARIABLE = re.compile(r"PLAYGROUND_[A-Z0-9_]+|SPACE_ID|SYSTEM|SPACES_ZERO_GPU"
                            r"|GRADIO_SERVER_(NAME|PORT)")
