@@ -329,7 +329,7 @@ class Run:
             self._stop_asked = True
         ws.run.running, ws.run.current = True, self
         memory, started, stepped = None, False, False
-        began = time.monotonic()
+        began = time.monotonic()  # again once it trains: the host's cap counts from there
         try:
             plan = self._plan()
             trained = self.trained = plan.trained
@@ -353,6 +353,7 @@ class Run:
                 trained.model_config, trained.train_config, data_tokens=len(trained.corpus.text)))
             cap, start_step, last_eval, last_step, end = (hosting.run_time_cap(), plan.start_step,
                                                           None, None, None)
+            began = time.monotonic()
             for rec in records:
                 if ws.run.released:  # the page closed or the session expired: keep nothing
                     return  # (closing the records ends the trainer's loop)
