@@ -589,6 +589,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                           time=estimate.duration_text(timing.seconds, lang))
     last_push, push_interval = 0.0, 1 / PUSHES_PER_S
     shown, waiting_since = "", None  # the last waiting line shown; since when it waits
+    on_cpu = ""  # the line saying the run went on on the CPU (zerogpu.OnCpu)
     records: Any = run.records(eval_progress=True)
     if isinstance(run, zerogpu.LocalRun):  # a ZeroGPU chunk waits in ZeroGPU's own queue
         # a turn at a time, with every other visitor's run and job (fairshare)
@@ -619,6 +620,10 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
                 continue
             waiting_since = None
+            if isinstance(rec, zerogpu.OnCpu):  # ZeroGPU's quota is spent: under every line now
+                on_cpu = "\n\n" + localize(rec.message(), lang)
+                yield (session, gr.skip(), status + on_cpu, samples, gr.skip(), gr.skip())
+                continue
             if not started:  # the first record: from now on this is the session's model
                 started = True
                 session.trained, session.attention = trained, None
@@ -642,7 +647,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             if isinstance(rec, StepRecord):
                 first_step, stepped = not stepped, True
                 left = timing.refined(live).seconds if timing else None
-                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang, left)
+                status = status_line(rec, train_cfg, model_cfg.block_size, last_eval, lang,
+                                     left) + on_cpu
             elif isinstance(rec, EvalRecord):
                 last_eval = rec
                 if rec.sample:  # the newest first: in view without scrolling the box
