@@ -51,6 +51,7 @@ from typing import Any, Iterator  # noqa: E402
 
 import torch  # noqa: E402
 
+from playground import estimate  # noqa: E402
 from playground.config import ConfigError, ModelConfig, TrainConfig  # noqa: E402
 from playground.i18n import Message, msg  # noqa: E402
 from playground.model import GPT  # noqa: E402
@@ -67,6 +68,16 @@ log = logging.getLogger(__name__)
 FIRST_CHUNK_MARGIN = 20.0
 START_SECONDS = 8.0
 MIN_CHUNK_SECONDS = 3.0  # a smaller budget than this is not worth a GPU call
+
+# What a run costs of a visitor's daily quota is known before Start only from an assumed speed
+# of ZeroGPU's card (half an RTX PRO 6000 Blackwell, ``size="large"``): no GPU has timed this
+# code there yet. 60 TFLOP/s is about a quarter of that half card's bf16 peak, and 8 ms a step
+# (3 ms a forward pass) the launch cost of a small model's kernels. ZeroGPU counts a second of
+# that card as 1.5 (spaces' configs.json, "duration_factor").
+ZEROGPU_SPEED = estimate.Speed(flops_per_s=60e12, overhead_s=0.008, device="cuda",
+                               forward_overhead_s=0.003)
+QUOTA_FACTOR = 1.5
+DAILY_QUOTA_S = {"anonymous": 120, "signed_in": 300, "pro": 2400}  # hub-docs, 2026
 
 
 @dataclass
@@ -160,6 +171,37 @@ def chunk_duration(model_config: dict, weights: dict, data: RunData, train_confi
     left = seconds_left(trainer_state, TrainConfig.from_dict(train_config))
     budget = seconds if left is None else min(seconds, left)
     return math.ceil(budget + chunk_overhead(trainer_state))
+
+
+def quota_cost(model_config: ModelConfig, train_config: TrainConfig,
+               chunk_s: float | None = None) -> float:
+    """About how many seconds of a visitor's daily ZeroGPU quota a run of these configs takes:
+    its training and evaluations at ``ZEROGPU_SPEED``, each chunk's start-up, counted as
+    ZeroGPU counts them (``QUOTA_FACTOR``).
+
+    >>> cost = quota_cost(ModelConfig(), TrainConfig(max_steps=2000, eval_interval=250))
+    >>> 10 < cost < DAILY_QUOTA_S["signed_in"]
+    True
+    """
+    chunk_s = hosting.current().chunk_s if chunk_s is None else chunk_s
+    gpu_s = estimate.estimate_run(model_config, train_config, ZEROGPU_SPEED).seconds
+    chunks = max(1, math.ceil(gpu_s / chunk_s)) if chunk_s > 0 else train_config.max_steps
+    return QUOTA_FACTOR * (gpu_s + chunks * START_SECONDS)
+
+
+def quota_line(model_config: ModelConfig, train_config: TrainConfig) -> Message:
+    """What the page says above Start on ZeroGPU: the run's cost of the daily quota, and what
+    signing in gives.
+
+    >>> str(quota_line(ModelConfig(), TrainConfig(max_steps=10))).split(" (")[0]
+    '**About 12 s of your daily ZeroGPU time**'
+    """
+    return msg("**About {cost} of your daily ZeroGPU time** (estimated). Visitors who are not "
+               "signed in to Hugging Face get {anonymous} min a day, signed-in ones {signed_in} "
+               "min: sign in for more. When it runs out, training goes on on the CPU, slower.",
+               cost=estimate.duration_message(quota_cost(model_config, train_config)),
+               anonymous=DAILY_QUOTA_S["anonymous"] // 60,
+               signed_in=DAILY_QUOTA_S["signed_in"] // 60)
 
 
 # ZeroGPU's refusal when the visitor's quota is short: "... (75s requested vs. 40s left) ..."

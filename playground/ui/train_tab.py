@@ -219,7 +219,10 @@ def run_estimate(model_cfg: ModelConfig, train_cfg: TrainConfig, *,
 def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
                   gpu_recipe: bool = False, timing: estimate.Estimate | None = None) -> str:
     """About how long a run of these configs takes here, with a warning when that is long or
-    when a GPU recipe would run on a CPU; "" when it cannot be known."""
+    when a GPU recipe would run on a CPU; "" when it cannot be known. On ZeroGPU: what the
+    run costs of the visitor's daily GPU quota (``zerogpu.quota_line``)."""
+    if hosting.current().on_zero_gpu:
+        return localize(zerogpu.quota_line(model_cfg, train_cfg), lang)
     timing = timing or run_estimate(model_cfg, train_cfg)
     if timing is None:
         return ""

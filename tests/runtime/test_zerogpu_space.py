@@ -224,3 +224,22 @@ def test_only_zerogpus_quota_refusals_count_as_such():
     assert zerogpu.is_quota_refusal(gr.Error("x", title="ZeroGPU illegal duration"))
     assert not zerogpu.is_quota_refusal(gr.Error("x", title="ZeroGPU worker error"))
     assert not zerogpu.is_quota_refusal(RuntimeError("quota"))
+
+
+# --- what a run costs of the quota, said before Start ---------------------------------------
+
+def quota_seconds(line: str) -> int:
+    return int(re.match(r"\*\*About (\d+) s of your daily ZeroGPU time\*\*", line).group(1))
+
+
+def test_before_start_on_zerogpu_the_page_says_what_the_run_costs_of_the_quota(ready):
+    assert "ZeroGPU" not in train_tab.describe_settings(ready, *page_settings(TINY))  # locally
+    hosting.use(Hosting(on_zero_gpu=True))
+    line = train_tab.describe_settings(ready, *page_settings(TINY))
+    assert ("Visitors who are not signed in to Hugging Face get 2 min a day, signed-in ones 5 "
+            "min: sign in for more. When it runs out, training goes on on the CPU") in line
+    assert quota_seconds(line) < quota_seconds(
+        train_tab.describe_settings(ready, *page_settings(TINY, max_steps=600)))
+    ready.lang = "zh-CN"
+    chinese = train_tab.describe_settings(ready, *page_settings(TINY))
+    assert "每天 ZeroGPU 时间" in chinese and "2 分钟" in chinese and "5 分钟" in chinese
