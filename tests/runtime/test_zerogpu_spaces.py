@@ -1,6 +1,6 @@
 """The page's ZeroGPU path through Hugging Face's own ``spaces`` package (the dev requirements
 install it), against a stand-in of ZeroGPU's device API served on 127.0.0.1
-(``zero_device_api.py``).
+(``tests/zero_device_api.py``).
 
 The app starts as on a ZeroGPU Space (``SPACES_ZERO_GPU=true``) in a subprocess
 (``zerogpu_space_app.py``): the package's decorator with our duration callable, its start-up

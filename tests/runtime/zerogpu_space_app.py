@@ -1,5 +1,6 @@
 """The app as a ZeroGPU Space starts it, with the real ``spaces`` package, run in a subprocess by
-``test_zerogpu_spaces.py``: ``python zerogpu_space_app.py CORPUS SETTINGS OUT``.
+``test_zerogpu_spaces.py``: ``python zerogpu_space_app.py CORPUS SETTINGS OUT``; or, for the
+browser test (``tests/e2e/test_browser_zerogpu.py``), ``python zerogpu_space_app.py serve``.
 
 The environment says ZeroGPU (``SPACES_ZERO_GPU=true``, ``SPACES_ZERO_DEVICE_API_URL`` of the
 test's stand-in device API, ``PLAYGROUND_CHUNK_SECONDS``). ``import app`` then imports
@@ -106,6 +107,8 @@ def main(corpus: str, settings: str, out: str) -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["serve"]:  # the browser test's server: serve until killed
+        launch(app.demo)
     main(*sys.argv[1:])
     for worker_process in multiprocessing.active_children():  # spaces' forked GPU worker
         worker_process.kill()
