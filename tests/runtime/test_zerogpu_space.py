@@ -16,9 +16,8 @@ import gradio as gr
 import pytest
 import torch
 
-from playground.checkpoint import load_bundle
 from playground.config import ConfigError, TrainConfig
-from playground.train import EndRecord, StepRecord
+from playground.train import StepRecord
 from playground.runtime import hosting, zerogpu
 from playground.runtime.hosting import Hosting
 from playground.ui import train_tab
