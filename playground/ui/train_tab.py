@@ -624,8 +624,10 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 continue
             waiting_since = None
             if isinstance(rec, zerogpu.OnCpu):  # ZeroGPU's quota is spent: under every line now
+                status = status.removesuffix(on_cpu)
                 on_cpu = "\n\n" + localize(rec.message(), lang)
-                yield (session, gr.skip(), status + on_cpu, samples, gr.skip(), gr.skip())
+                status += on_cpu
+                yield (session, gr.skip(), status, samples, gr.skip(), gr.skip())
                 continue
             if not started:  # the first record: from now on this is the session's model
                 started = True

@@ -92,6 +92,7 @@ def test_a_spent_quota_hands_the_run_to_the_cpu_and_it_ends_as_a_straight_run(
     session, _, status, _, download, _ = updates[-1]
     assert "**Done.**" in status and download.visible is True
     switch = [u[2] for u in updates if "training goes on on the CPU" in u[2]]
+    assert all(line.count("training goes on on the CPU") == 1 for line in switch)
     assert switch[0].endswith("Your GPU time for today is used up; training goes on on the CPU.")
     # once a step on the CPU is timed, every line says about how long is left
     assert re.search(r"training goes on on the CPU, about \d+ min left\.$", switch[-1])
