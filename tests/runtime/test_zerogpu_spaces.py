@@ -37,7 +37,7 @@ APP = Path(__file__).with_name("zerogpu_space_app.py")
 FIRST_ASK = math.ceil(0.0 + zerogpu.FIRST_CHUNK_MARGIN)  # chunks of no budget: a step each
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True, scope="module")
 def _spaces_installed():
     """Skipped where ``spaces`` is not installed; CI installs it (requirements-dev.txt)."""
     if importlib.util.find_spec("spaces") is None:
