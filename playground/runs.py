@@ -374,7 +374,7 @@ class Run:
                 if cap is not None and not self.capped and time.monotonic() - began > cap:
                     self.capped = True  # this shared server's limit per run: stop as Stop would
                     executor.stop()
-                if not isinstance(rec, EvalProgress):
+                if not isinstance(rec, (EvalProgress, zerogpu.OnCpu)):  # (no records)
                     keep_record(trained.history, rec)  # thinned as the trainer's own history
                     stepped = stepped or isinstance(rec, StepRecord)
                     last_step = rec if isinstance(rec, StepRecord) else last_step

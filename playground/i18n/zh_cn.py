@@ -52,11 +52,16 @@ ZH_CN: dict[str, str] = {
         "请用分词器的 vocab_size 来构建模型。",
     "Stopped at step {step} as asked.": "已按要求在第 {step} 步停止。",
     # --- ZeroGPU chunks (playground.runtime.zerogpu) ---
-    "ZeroGPU gave no more GPU time to this run ({reason}). It stopped at step {step} and its "
-    "model is kept: download it below, or continue training once the quota allows (visitors "
-    "logged in to Hugging Face get more).":
-        "ZeroGPU 不再给这次训练分配 GPU 时间（{reason}）。训练停在第 {step} 步，模型已保留："
-        "可以在下方下载，或等额度允许时继续训练（登录 Hugging Face 的访客额度更多）。",
+    "**About {cost} of your daily ZeroGPU time** (estimated). Visitors who are not signed in "
+    "to Hugging Face get {anonymous} min a day, signed-in ones {signed_in} min: sign in for "
+    "more. When it runs out, training goes on on the CPU, slower.":
+        "**大约占用你每天 ZeroGPU 时间中的 {cost}**（估计值）。未登录 Hugging Face 的访客每天有 "
+        "{anonymous} 分钟，登录后有 {signed_in} 分钟：登录可获得更多。用完之后，训练会在 CPU 上"
+        "继续，速度较慢。",
+    "Your GPU time for today is used up; training goes on on the CPU.":
+        "你今天的 GPU 时间已用完，训练改在 CPU 上继续。",
+    "Your GPU time for today is used up; training goes on on the CPU, about {minutes} min left.":
+        "你今天的 GPU 时间已用完，训练改在 CPU 上继续，大约还需 {minutes} 分钟。",
     "The GPU call failed ({reason}). The run stopped at step {step} with the weights of that "
     "step: download them below, or continue training.":
         "GPU 调用失败（{reason}）。训练停在第 {step} 步，保留了该步的权重：可以在下方下载，"

@@ -11,10 +11,13 @@ the ``gpu`` decorator does nothing.
 Each chunk asks for the GPU time it needs (``chunk_duration``): its budget, or what the run
 has left when that is less (the last chunk), plus the start-up and the step and evaluation
 it may run past its budget, measured on the run's earlier chunks. A visitor's daily quota is
-spent on training, not on time asked for and left unused. When ZeroGPU refuses a chunk (the
-quota is spent) or loses it, the run ends as "stopped" with the weights of the last chunk
-that came back, so the page offers the download and "Continue training" as after Stop;
-a refusal that says how much quota is left is first tried again with a chunk that fits.
+spent on training, not on time asked for and left unused. A refusal that says how much quota
+is left is first tried again with a chunk that fits. When ZeroGPU then refuses a chunk for the
+visitor's quota, the run carries on in this process on the CPU, from the last chunk's exact
+state and in fair-share turns with every other run here, as a ``LocalRun`` would (an ``OnCpu``
+record says so, for the page to show). When ZeroGPU loses a chunk, the run ends as "stopped"
+with the weights of the last chunk that came back, so the page offers the download and
+"Continue training" as after Stop.
 ``torch.compile`` does not work there, and a chunked run refuses it before it starts.
 
 Both offer ``records()``, ``stop()``, ``state()``, ``model`` and ``history``. ``LocalRun.stop``
@@ -48,8 +51,9 @@ from typing import Any, Iterator  # noqa: E402
 
 import torch  # noqa: E402
 
+from playground import estimate  # noqa: E402
 from playground.config import ConfigError, ModelConfig, TrainConfig  # noqa: E402
-from playground.i18n import msg  # noqa: E402
+from playground.i18n import Message, msg  # noqa: E402
 from playground.model import GPT  # noqa: E402
 from playground.prepare import PreparedRun, RunData, build_trainer  # noqa: E402
 from playground.train import EndRecord, EvalRecord, Record, StepRecord  # noqa: E402
@@ -64,6 +68,16 @@ log = logging.getLogger(__name__)
 FIRST_CHUNK_MARGIN = 20.0
 START_SECONDS = 8.0
 MIN_CHUNK_SECONDS = 3.0  # a smaller budget than this is not worth a GPU call
+
+# What a run costs of a visitor's daily quota is known before Start only from an assumed speed
+# of ZeroGPU's card (half an RTX PRO 6000 Blackwell, ``size="large"``): no GPU has timed this
+# code there yet. 60 TFLOP/s is about a quarter of that half card's bf16 peak, and 8 ms a step
+# (3 ms a forward pass) the launch cost of a small model's kernels. ZeroGPU counts a second of
+# that card as 1.5 (spaces' configs.json, "duration_factor").
+ZEROGPU_SPEED = estimate.Speed(flops_per_s=60e12, overhead_s=0.008, device="cuda",
+                               forward_overhead_s=0.003)
+QUOTA_FACTOR = 1.5
+DAILY_QUOTA_S = {"anonymous": 120, "signed_in": 300, "pro": 2400}  # hub-docs, 2026
 
 
 @dataclass
@@ -110,16 +124,19 @@ def run_speed(trainer_state: dict | None) -> tuple[float, float] | None:
     return step_s, eval_s / max(1, evals)
 
 
-def seconds_left(trainer_state: dict | None, config: TrainConfig) -> float | None:
-    """About how long the rest of the run takes at its speed so far, its evaluations included
-    (the one at the end too); None before its first step.
+def seconds_left(trainer_state: dict | None, config: TrainConfig,
+                 speed: tuple[float, float] | None = None) -> float | None:
+    """About how long the rest of the run takes at its speed so far (or at ``speed``: seconds
+    per step and per evaluation), its evaluations included (the one at the end too); None
+    before its first step.
 
     >>> cfg = TrainConfig(max_steps=120, eval_interval=50)
-    >>> round(seconds_left({"step": 100, "elapsed": 12.0, "train_time": 10.0, "history": []}, cfg), 3)
-    4.0
+    >>> state = {"step": 100, "elapsed": 12.0, "train_time": 10.0, "history": []}
+    >>> round(seconds_left(state, cfg), 3), seconds_left(state, cfg, speed=(1.0, 5.0))
+    (4.0, 25.0)
     """
-    speed = run_speed(trainer_state)
-    if speed is None:
+    speed = speed or run_speed(trainer_state)
+    if speed is None or not trainer_state:
         return None
     step = int(trainer_state["step"])
     steps = max(0, config.max_steps - step)
@@ -156,6 +173,37 @@ def chunk_duration(model_config: dict, weights: dict, data: RunData, train_confi
     return math.ceil(budget + chunk_overhead(trainer_state))
 
 
+def quota_cost(model_config: ModelConfig, train_config: TrainConfig,
+               chunk_s: float | None = None) -> float:
+    """About how many seconds of a visitor's daily ZeroGPU quota a run of these configs takes:
+    its training and evaluations at ``ZEROGPU_SPEED``, each chunk's start-up, counted as
+    ZeroGPU counts them (``QUOTA_FACTOR``).
+
+    >>> cost = quota_cost(ModelConfig(), TrainConfig(max_steps=2000, eval_interval=250))
+    >>> 10 < cost < DAILY_QUOTA_S["signed_in"]
+    True
+    """
+    chunk_s = hosting.current().chunk_s if chunk_s is None else chunk_s
+    gpu_s = estimate.estimate_run(model_config, train_config, ZEROGPU_SPEED).seconds
+    chunks = max(1, math.ceil(gpu_s / chunk_s)) if chunk_s > 0 else train_config.max_steps
+    return QUOTA_FACTOR * (gpu_s + chunks * START_SECONDS)
+
+
+def quota_line(model_config: ModelConfig, train_config: TrainConfig) -> Message:
+    """What the page says above Start on ZeroGPU: the run's cost of the daily quota, and what
+    signing in gives.
+
+    >>> str(quota_line(ModelConfig(), TrainConfig(max_steps=10))).split(" (")[0]
+    '**About 12 s of your daily ZeroGPU time**'
+    """
+    return msg("**About {cost} of your daily ZeroGPU time** (estimated). Visitors who are not "
+               "signed in to Hugging Face get {anonymous} min a day, signed-in ones {signed_in} "
+               "min: sign in for more. When it runs out, training goes on on the CPU, slower.",
+               cost=estimate.duration_message(quota_cost(model_config, train_config)),
+               anonymous=DAILY_QUOTA_S["anonymous"] // 60,
+               signed_in=DAILY_QUOTA_S["signed_in"] // 60)
+
+
 # ZeroGPU's refusal when the visitor's quota is short: "... (75s requested vs. 40s left) ..."
 _QUOTA_LEFT = re.compile(r"\((\d+)s requested vs\. (\d+)s left\)")
 
@@ -187,6 +235,27 @@ def is_quota_refusal(error: BaseException) -> bool:
     title = str(getattr(error, "title", "") or "")
     return title.startswith("ZeroGPU") and ("quota" in title or "duration" in title
                                             or "credits" in title)
+
+
+@dataclass(frozen=True)
+class OnCpu:
+    """ZeroGPU refused the run a chunk for the visitor's quota, and the run goes on on this
+    machine's CPU from ``step``: yielded at the switch (``seconds_left`` None), then once more
+    after its first step there, with about how long the rest takes on the CPU."""
+
+    step: int
+    seconds_left: float | None = None
+
+    def message(self) -> Message:
+        """The line the page shows.
+
+        >>> str(OnCpu(40, 150.0).message())
+        'Your GPU time for today is used up; training goes on on the CPU, about 3 min left.'
+        """
+        if self.seconds_left is None:
+            return msg("Your GPU time for today is used up; training goes on on the CPU.")
+        return msg("Your GPU time for today is used up; training goes on on the CPU, about "
+                   "{minutes} min left.", minutes=max(1, math.ceil(self.seconds_left / 60)))
 
 
 @gpu(duration=chunk_duration)  # asked anew for every call, from the same arguments
@@ -221,15 +290,21 @@ def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: 
     yield ChunkState(_to_cpu(model.state_dict()), _to_cpu(trainer.state_dict()))
 
 
+def share_threads(trainer) -> None:
+    """A trainer told ``threads=0`` ("let PyTorch decide") computes with all cores while alone,
+    with one while others share the machine (fairshare)."""
+    if trainer.config.threads == 0:
+        alone = trainer.threads
+        trainer.threads = lambda: 1 if fairshare.MACHINE.crowded() else alone
+
+
 class LocalRun:
     """One ``Trainer`` in this process; the model is trained in place."""
 
     def __init__(self, plan: PreparedRun, *, workdir: Path, device: str | None = None):
         self.trainer = plan.trainer(device=device)
         self.model = plan.trained.model
-        if plan.trained.train_config.threads == 0:  # "let PyTorch decide": all cores while alone,
-            alone = self.trainer.threads  # one while others share the machine (fairshare)
-            self.trainer.threads = lambda: 1 if fairshare.MACHINE.crowded() else alone
+        share_threads(self.trainer)
 
     @property
     def step(self) -> int:
@@ -253,6 +328,8 @@ class LocalRun:
 
 class ChunkedRun:
     """A run driven in ``train_chunk`` calls; ``model`` (on the CPU) gets each chunk's weights.
+    Once ZeroGPU refuses a chunk for the quota, a ``Trainer`` here trains ``model`` in place
+    (``on_cpu``), and ``step``, ``history``, ``state()`` and ``stop()`` follow it.
 
     Refuses ``compile`` (``ConfigError``): ZeroGPU cannot run ``torch.compile``, and each chunk
     would compile afresh anyway."""
@@ -267,23 +344,29 @@ class ChunkedRun:
         self.data, self.train_config, self.tokenizer = plan.data, trained.train_config, trained.tokenizer
         self.seconds = hosting.current().chunk_s if seconds is None else seconds
         self._state = trained.trainer_state
+        self.on_cpu = None  # the Trainer that goes on here once the quota is spent
         self.stop_path = workdir / "stop-training"
         self.stop_path.unlink(missing_ok=True)
 
     @property
     def step(self) -> int:
+        if self.on_cpu is not None:
+            return self.on_cpu.step
         return int(self._state["step"]) if self._state else 0
 
     @property
     def history(self) -> list[Record]:
+        if self.on_cpu is not None:
+            return self.on_cpu.history
         return list(self._state["history"]) if self._state else []
 
     def records(self, eval_progress: bool = False) -> Iterator[Any]:
         """Chunks until an ``EndRecord`` arrives; the model and state advance after each.
 
-        A chunk that ZeroGPU refuses or loses ends the run as "stopped" with the last chunk's
-        weights (``_lost``); records such a chunk yielded before it was lost are not in the
-        state, so ``history`` goes with the weights.
+        A chunk that ZeroGPU refuses for the quota hands the run to the CPU (``_carry_on``).
+        One that it loses, or refuses for another reason, ends the run as "stopped" with the
+        last chunk's weights (``_lost``); records such a chunk yielded before it was lost are
+        not in the state, so ``history`` goes with the weights.
 
         No ``EvalProgress`` (``eval_progress`` is accepted and ignored): a chunk evaluates on
         its GPU in moments, and its records only arrive as the chunk yields them."""
@@ -310,7 +393,10 @@ class ChunkedRun:
                     if budget is not None:  # a smaller chunk fits in the quota left: once
                         seconds, retried = budget, True
                         continue
-                    yield self._lost(error)
+                    if is_quota_refusal(error):
+                        yield from self._carry_on(eval_progress)
+                    else:
+                        yield self._lost(error)
                     return
                 if end is not None:
                     yield end
@@ -319,31 +405,53 @@ class ChunkedRun:
         finally:
             self.stop_path.unlink(missing_ok=True)
 
+    def _carry_on(self, eval_progress: bool) -> Iterator[Any]:
+        """The rest of the run on this machine's CPU, from the last chunk's state, in turns
+        with every other run here (``fairshare``; its ``Waiting`` records pass through):
+        ``OnCpu`` at once, and again with the time left once the first step there is timed."""
+        log.info("ZeroGPU quota spent at step %s: the run goes on on the CPU", self.step)
+        gpu_speed, at_switch = run_speed(self._state), self._state
+        trainer = build_trainer(self.model, self.data, self.train_config, self.tokenizer,
+                                self._state, device="cpu")
+        share_threads(trainer)
+        self.on_cpu = trainer
+        if self.stop_path.exists():  # Stop pressed as the quota ran out
+            trainer.stop()
+        yield OnCpu(trainer.step)
+        timed = False
+        for record in fairshare.MACHINE.take_turns(trainer.run(eval_progress=eval_progress),
+                                                   owner=id(self), report=True):
+            yield record
+            if isinstance(record, StepRecord) and not timed:
+                timed, now = True, trainer.state_dict()
+                step_s = (now["train_time"] - (at_switch or {}).get("train_time", 0.0)) / max(
+                    1, now["step"] - int((at_switch or {}).get("step", 0)))
+                # evaluations slow down as steps do; a run that never had a GPU step
+                # has timed its own first evaluation here
+                speed = ((step_s, gpu_speed[1] * step_s / gpu_speed[0]) if gpu_speed
+                         else run_speed(now))
+                yield OnCpu(trainer.step, seconds_left(now, self.train_config, speed))
+
     def _lost(self, error: BaseException) -> EndRecord:
-        """The "stopped" end of a run whose GPU call was refused (quota) or failed."""
+        """The "stopped" end of a run whose GPU call failed (not for the quota)."""
         # ZeroGPU's own sentence, inside our brackets: its full stop would end ours early
         reason = str(getattr(error, "message", "") or error).strip().rstrip(".") or type(error).__name__
         step = f"{self.step:,}"
-        if is_quota_refusal(error):
-            message = msg(
-                "ZeroGPU gave no more GPU time to this run ({reason}). It stopped at step {step} "
-                "and its model is kept: download it below, or continue training once the quota "
-                "allows (visitors logged in to Hugging Face get more).", reason=reason, step=step)
-        else:
-            log.error("a ZeroGPU chunk failed at step %s", step, exc_info=error)
-            message = msg("The GPU call failed ({reason}). The run stopped at step {step} with "
-                          "the weights of that step: download them below, or continue training.",
-                          reason=reason, step=step)
-        end = EndRecord(self.step, "stopped", message)
+        log.error("a ZeroGPU chunk failed at step %s", step, exc_info=error)
+        end = EndRecord(self.step, "stopped", msg(
+            "The GPU call failed ({reason}). The run stopped at step {step} with the weights of "
+            "that step: download them below, or continue training.", reason=reason, step=step))
         if self._state:  # the history says how the run ended, as a trainer's own does
             self._state = {**self._state, "history": [*self._state["history"], end]}
         return end
 
     def stop(self) -> None:
         self.stop_path.touch()
+        if self.on_cpu is not None:
+            self.on_cpu.stop()
 
     def state(self) -> dict[str, Any]:
-        return self._state
+        return self.on_cpu.state_dict() if self.on_cpu is not None else self._state
 
 
 def start_run(plan: PreparedRun, *, workdir: Path, chunk_seconds: float | None = None):

@@ -46,7 +46,7 @@ from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
 from playground import prepare, runs
-from playground.runtime import fairshare, hosting
+from playground.runtime import fairshare, hosting, zerogpu
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.tokenizer import train_tokenizer
@@ -191,7 +191,10 @@ def _gpu_recipe(settings: PageSettings) -> bool:
 def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
                   gpu_recipe: bool = False, timing: estimate.Estimate | None = None) -> str:
     """About how long a run of these configs takes here, with a warning when that is long or
-    when a GPU recipe would run on a CPU; "" when it cannot be known."""
+    when a GPU recipe would run on a CPU; "" when it cannot be known. On ZeroGPU: what the
+    run costs of the visitor's daily GPU quota (``zerogpu.quota_line``)."""
+    if hosting.current().on_zero_gpu:
+        return localize(zerogpu.quota_line(model_cfg, train_cfg), lang)
     timing = timing or runs.estimate_here(model_cfg, train_cfg)
     if timing is None:
         return ""
@@ -446,6 +449,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     run = runs.start_run(session, settings, continue_=bool(continue_training),
                          chunk_seconds=chunk_seconds, preset=matching_preset(settings))
     samples, status, shown, waiting_since, tokens = "", "", "", None, 0
+    on_cpu = ""  # the line saying the run went on on the CPU (zerogpu.OnCpu), under every line
     last_push, push_interval, last_eval, began, stepped = 0.0, 1 / PUSHES_PER_S, None, False, False
     with contextlib.closing(run.events()) as events:  # closed with the page: the run ends
         for event in events:
@@ -474,6 +478,11 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     shown = line
                     yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
                 continue
+            elif isinstance(event, zerogpu.OnCpu):  # ZeroGPU's quota is spent
+                status = status.removesuffix(on_cpu)
+                on_cpu = "\n\n" + localize(event.message(), lang)
+                status += on_cpu
+                yield (session, gr.skip(), status, samples, gr.skip(), gr.skip())
             elif isinstance(event, EvalProgress):  # no record: the status line alone changes
                 if now - last_push >= push_interval:
                     left = (run.timing.refined(run.trained.history, event.done / event.total).seconds
@@ -486,8 +495,9 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 if isinstance(event, StepRecord):
                     stepped = True
                     left = run.timing.refined(trained.history).seconds if run.timing else None
-                    status = status_line(event, trained.train_config, trained.model_config.block_size,
-                                         last_eval, lang, left)
+                    status = status_line(event, trained.train_config,
+                                         trained.model_config.block_size, last_eval, lang,
+                                         left) + on_cpu
                 else:
                     last_eval = event
                     samples = (sample_entry(event, lang) if event.sample else "") + samples

@@ -1,11 +1,13 @@
 """The ZeroGPU path through a stand-in for the ``spaces`` package (``fake_spaces/spaces.py``)
 that enforces a daily quota and pickles every argument and every yielded item, as ZeroGPU's
-forked GPU process does: chunks ask for the time they need, a run that the quota stops ends
-"stopped" with its download and continues exactly later, and compile is refused."""
+forked GPU process does: chunks ask for the time they need, a run whose quota is spent goes
+on on the CPU and ends as a straight run would, and compile is refused. (The same path through
+the real ``spaces`` package: ``test_zerogpu_spaces.py``.)"""
 
 import importlib.util
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +16,8 @@ import gradio as gr
 import pytest
 import torch
 
-from playground.checkpoint import load_bundle
 from playground.config import ConfigError, TrainConfig
-from playground.train import EndRecord, StepRecord
+from playground.train import StepRecord
 from playground.runtime import hosting, zerogpu
 from playground.runtime.hosting import Hosting
 from playground.ui import train_tab
@@ -81,7 +82,7 @@ def test_a_run_through_zerogpu_chunks_equals_a_straight_run(monkeypatch, ready):
     assert all(zerogpu.START_SECONDS <= asked < FIRST_ASK for asked in quota.asked[1:])
 
 
-def test_a_spent_quota_ends_the_run_stopped_with_its_download_and_it_continues_exactly(
+def test_a_spent_quota_hands_the_run_to_the_cpu_and_it_ends_as_a_straight_run(
         monkeypatch, ready):
     straight = weights(train(ready)[-1][0].trained.model)
     # the first chunk (FIRST_ASK) and one more (about START_SECONDS) fit, a third does not,
@@ -89,22 +90,29 @@ def test_a_spent_quota_ends_the_run_stopped_with_its_download_and_it_continues_e
     quota = on_zero_gpu(monkeypatch, seconds=FIRST_ASK + 2 * zerogpu.START_SECONDS - 1)
     updates = train(ready)
     session, _, status, _, download, _ = updates[-1]
-    assert "**Stopped.**" in status and "ZeroGPU gave no more GPU time to this run" in status
-    assert "(You have exceeded your free ZeroGPU quota (" in status and "23:59:00). It" in status
-    assert "It stopped at step 2 and its model is kept" in status
-    assert download.visible is True and download.value["orig_name"].endswith("step2.zip")
+    assert "**Done.**" in status and download.visible is True
+    switch = [u[2] for u in updates if "training goes on on the CPU" in u[2]]
+    assert all(line.count("training goes on on the CPU") == 1 for line in switch)
+    assert switch[0].endswith("Your GPU time for today is used up; training goes on on the CPU.")
+    # once a step on the CPU is timed, every line says about how long is left
+    assert re.search(r"training goes on on the CPU, about \d+ min left\.$", switch[-1])
     trained = session.trained
-    assert trained.trainer_state["step"] == 2 and trained.history[-1].reason == "stopped"
-    bundle = load_bundle(trained.bundle_path)
     for name, tensor in weights(trained.model).items():
-        assert torch.equal(bundle.model.state_dict()[name], tensor), name
+        assert torch.equal(tensor, straight[name]), name
+    assert [r.step for r in trained.history if isinstance(r, StepRecord)] == \
+        list(range(1, TINY["max_steps"] + 1))
+    assert trained.trainer_state["step"] == TINY["max_steps"] and trained.history[-1].reason == "done"
     assert len(quota.asked) == 3  # the third was refused before any work, and not retried
 
-    quota.left = 10_000  # the next day: "Continue training" goes on as if never stopped
-    resumed = train(ready, continue_training=True)[-1][0].trained
-    for name, tensor in weights(resumed.model).items():
-        assert torch.equal(tensor, straight[name]), name
-    assert [r.step for r in resumed.history if isinstance(r, EndRecord)] == [2, TINY["max_steps"]]
+
+def test_stop_reaches_the_run_once_it_is_on_the_cpu(monkeypatch, ready):
+    on_zero_gpu(monkeypatch, seconds=FIRST_ASK - 1)  # not even the first chunk fits
+    run = train_tab.train_model(ready, False, *page_settings(TINY))
+    for update in run:
+        if "training goes on on the CPU" in update[2]:
+            ready.run.stop()  # what the Stop button calls
+    assert ready.trained.history[-1].reason == "stopped"
+    assert ready.trained.trainer_state["step"] < TINY["max_steps"]
 
 
 def test_a_refusal_that_leaves_room_tries_once_more_with_a_chunk_that_fits(monkeypatch, ready):
@@ -171,11 +179,14 @@ def test_the_compile_refusal_and_the_stopped_ends_read_in_chinese_too(tmp_path):
     plan = prepare_run(corpus, tok, plan.trained.model_config, TrainConfig(max_steps=2, batch_size=2,
                        device="cpu"), check_free_memory=False)
     run = zerogpu.ChunkedRun(plan, workdir=tmp_path)
-    for error in (gr.Error("no quota (9s requested vs. 5s left)", title="ZeroGPU quota exceeded"),
-                  RuntimeError("the GPU went away")):
-        message = run._lost(error).message
-        chinese = localize(message, "zh-CN")
-        assert chinese != str(message) and "第 0 步" in chinese and error.args[0][:6] in chinese
+    error = RuntimeError("the GPU went away")
+    message = run._lost(error).message
+    chinese = localize(message, "zh-CN")
+    assert chinese != str(message) and "第 0 步" in chinese and error.args[0][:6] in chinese
+    for line in (zerogpu.OnCpu(3).message(), zerogpu.OnCpu(3, 150.0).message()):
+        chinese = localize(line, "zh-CN")
+        assert chinese != str(line) and "CPU" in chinese
+    assert "3 分钟" in localize(zerogpu.OnCpu(3, 150.0).message(), "zh-CN")
 
 
 # --- how much time a chunk asks for ---------------------------------------------------------
@@ -213,3 +224,22 @@ def test_only_zerogpus_quota_refusals_count_as_such():
     assert zerogpu.is_quota_refusal(gr.Error("x", title="ZeroGPU illegal duration"))
     assert not zerogpu.is_quota_refusal(gr.Error("x", title="ZeroGPU worker error"))
     assert not zerogpu.is_quota_refusal(RuntimeError("quota"))
+
+
+# --- what a run costs of the quota, said before Start ---------------------------------------
+
+def quota_seconds(line: str) -> int:
+    return int(re.match(r"\*\*About (\d+) s of your daily ZeroGPU time\*\*", line).group(1))
+
+
+def test_before_start_on_zerogpu_the_page_says_what_the_run_costs_of_the_quota(ready):
+    assert "ZeroGPU" not in train_tab.describe_settings(ready, *page_settings(TINY))  # locally
+    hosting.use(Hosting(on_zero_gpu=True))
+    line = train_tab.describe_settings(ready, *page_settings(TINY))
+    assert ("Visitors who are not signed in to Hugging Face get 2 min a day, signed-in ones 5 "
+            "min: sign in for more. When it runs out, training goes on on the CPU") in line
+    assert quota_seconds(line) < quota_seconds(
+        train_tab.describe_settings(ready, *page_settings(TINY, max_steps=600)))
+    ready.lang = "zh-CN"
+    chinese = train_tab.describe_settings(ready, *page_settings(TINY))
+    assert "每天 ZeroGPU 时间" in chinese and "2 分钟" in chinese and "5 分钟" in chinese

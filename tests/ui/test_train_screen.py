@@ -113,10 +113,13 @@ def test_a_gpu_recipe_on_a_cpu_says_so_plainly(monkeypatch):
     assert not changed.startswith("⚠️ **A GPU recipe") and "longer than 10 min" in changed
 
 
-def test_no_estimate_on_zerogpu(monkeypatch):
+def test_on_zerogpu_the_quota_it_costs_instead_of_this_machines_estimate(monkeypatch):
+    """No estimate of this machine (its CPU does not train there), but what the run costs
+    of the visitor's daily GPU quota (tests/runtime/test_zerogpu_space.py says more)."""
     hosting.use(Hosting(on_zero_gpu=True))
-    assert train_tab.describe_settings(Session(), *preset("tiny")).startswith("**")
-    assert "About" not in train_tab.describe_settings(Session(), *preset("tiny"))
+    line = train_tab.describe_settings(Session(), *preset("tiny"))
+    assert line.startswith("**About ") and "of your daily ZeroGPU time**" in line
+    assert "on this machine" not in line
 
 
 # --- no stale preset name -----------------------------------------------------------------------
