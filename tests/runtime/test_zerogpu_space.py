@@ -110,7 +110,7 @@ def test_stop_reaches_the_run_once_it_is_on_the_cpu(monkeypatch, ready):
     run = train_tab.train_model(ready, False, *page_settings(TINY))
     for update in run:
         if "training goes on on the CPU" in update[2]:
-            ready.run.stop()  # what the Stop button calls
+            ready.run.request_stop()  # what the Stop button calls
     assert ready.trained.history[-1].reason == "stopped"
     assert ready.trained.trainer_state["step"] < TINY["max_steps"]
 

@@ -160,7 +160,10 @@ def test_check_start_refuses_an_out_of_range_value_naming_the_setting(ready):
         train_tab.check_start(ready, False, *page_settings(max_steps=0))
     assert "max_steps" in refused.value.message and CJK.search(refused.value.message)
     assert train_tab.check_start(ready, False, *page_settings()) is None
-    assert ready.trained is None and ready.run.pending is False  # nothing started, nothing held
+    assert ready.trained is None and ready.run.running is False  # nothing started...
+    assert ready.run.pending  # ...the run reserved for train_model (Start's second event)
+    train_tab.release_run(ready)
+    assert ready.run.pending is False and ready.run.checked is None  # and nothing held
 
 
 def test_check_start_refuses_what_train_model_would(ready):
