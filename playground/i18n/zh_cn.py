@@ -837,4 +837,33 @@ ZH_CN: dict[str, str] = {
         "本服务器存放模型的空间（所有访客共 {limit}）快满了，所以这个模型的模型包（约 {size}）没有"
         "保存；之前保存的一切都还在。模型仍在这里，可以在“生成”和“注意力”标签页使用；请过一会儿再试"
         "（已关闭页面保存的模型会被清除），或训练一个更小的模型。",
+    # --- the run driver (playground.runs)
+    "Note": "提示",
+    "There is no model to {action} yet. Train one on the 'Model & training' tab (or upload a "
+    "bundle there) first.":
+        "还没有模型可以{action}：请先在“模型与训练”标签页训练一个（或在那里上传模型包）。",
+    "continue training": "继续训练",
+    "A training run is already going (or waiting for its turn). Press Stop first, or wait for it "
+    "to finish.":
+        "已经有一个训练在进行（或在排队等待）。请先点击“停止”，或等它结束。",
+    "A training run is already going in this session; press Stop first.":
+        "这个会话中已经有一个训练在进行；请先点击“停止”。",
+    "No tokenizer was trained yet, so this run reads the text character by character ({vocab} "
+    "distinct characters). The Tokenizer tab (tab 2) can train a BPE tokenizer instead.":
+        "还没有训练分词器，所以这次运行按字符读取文本（{vocab} 个不同的字符）。“分词器”标签页（第 "
+        "2 个标签页）可以改为训练一个 BPE 分词器。",
+    "The tokenizer was trained on a different text than the corpus now chosen ({name}). Train the "
+    "tokenizer again (tab 2) first.":
+        "分词器是在另一段文本上训练的，而不是现在选择的语料（{name}）。请先重新训练分词器（第 2 "
+        "个标签页）。",
+    "{preset} is a GPU recipe: on this machine's CPU it would take about {time}. Stop ends it at "
+    "any time and keeps the model trained so far.":
+        "{preset} 是 GPU 配方：在这台机器的 CPU 上大约需要 {time}。随时可以点击“停止”结束它，"
+        "并保留到那时为止训练好的模型。",
+    "Long run": "运行时间很长",
+    "This run may take about {time} on this machine. Stop ends it at any time and keeps the model "
+    "trained so far.":
+        "这次运行在这台机器上可能需要约 {time}。随时可以点击“停止”结束它，并保留到那时为止训练好的模型。",
+    "Stopped at step {step}: the page was closed, and the model was kept for its return.":
+        "在第 {step} 步停止：页面关闭了，模型已为你回来保留。",
 }

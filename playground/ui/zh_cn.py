@@ -11,18 +11,13 @@ after it, or it stays literal; hence "**注意：** {note}".
 ZH_CN: dict[str, str] = {
     # --- titles of the page's error messages ----------------------------------------------------
     "Cannot do that yet": "暂时无法这样做",
-    "Note": "提示",
     "Warning": "注意",
     "Unexpected error": "意外错误",
     "No model yet": "还没有模型",
     "Already training": "正在训练",
     # --- no model yet (session.require_model): what the visitor wanted ---------------------------
-    "There is no model to {action} yet. Train one on the 'Model & training' tab (or upload a "
-    "bundle there) first.":
-        "还没有模型可以{action}：请先在“模型与训练”标签页训练一个（或在那里上传模型包）。",
     "generate with": "用来生成文本",
     "look inside": "查看内部",
-    "continue training": "继续训练",
     "export": "导出",
     "push": "推送到 Hub",
     "The model is training right now: wait for the run to end (or press Stop), then {action} it.":
@@ -99,21 +94,8 @@ ZH_CN: dict[str, str] = {
         "约剩 {left} · 训练损失 {loss}",
     "validation loss {val_loss} (step {step})": "验证损失 {val_loss}（第 {step} 步）",
     "── step {step} · validation loss {val_loss} ──": "── 第 {step} 步 · 验证损失 {val_loss} ──",
-    "A training run is already going (or waiting for its turn). Press Stop first, or wait for it "
-    "to finish.":
-        "已经有一个训练在进行（或在排队等待）。请先点击“停止”，或等它结束。",
-    "A training run is already going in this session; press Stop first.":
-        "这个会话中已经有一个训练在进行；请先点击“停止”。",
     "Nothing is training right now.": "现在没有正在进行的训练。",
     "Stopping after the current step…": "将在当前这一步结束后停止……",
-    "No tokenizer was trained yet, so this run reads the text character by character ({vocab} "
-    "distinct characters). The Tokenizer tab (tab 2) can train a BPE tokenizer instead.":
-        "还没有训练分词器，所以这次运行按字符读取文本（{vocab} 个不同的字符）。“分词器”标签页（第 "
-        "2 个标签页）可以改为训练一个 BPE 分词器。",
-    "The tokenizer was trained on a different text than the corpus now chosen ({name}). Train the "
-    "tokenizer again (tab 2) first.":
-        "分词器是在另一段文本上训练的，而不是现在选择的语料（{name}）。请先重新训练分词器（第 2 "
-        "个标签页）。",
     "**Starting** on {name}…": "**正在开始训练**，语料：{name}……",
     "Done.": "完成。",
     "Stopped.": "已停止。",
@@ -297,20 +279,10 @@ ZH_CN: dict[str, str] = {
     "Advanced). The Generate tab writes with the model once it is trained.":
         "这次运行在训练时不写样本（“高级”里的样本长度 sample_tokens 为 0）。训练好之后，可以在“生成”"
         "标签页用模型写作。",
-    "{preset} is a GPU recipe: on this machine's CPU it would take about {time}. Stop ends it at "
-    "any time and keeps the model trained so far.":
-        "{preset} 是 GPU 配方：在这台机器的 CPU 上大约需要 {time}。随时可以点击“停止”结束它，"
-        "并保留到那时为止训练好的模型。",
-    "Long run": "运行时间很长",
-    "This run may take about {time} on this machine. Stop ends it at any time and keeps the model "
-    "trained so far.":
-        "这次运行在这台机器上可能需要约 {time}。随时可以点击“停止”结束它，并保留到那时为止训练好的模型。",
     "Recent training loss {loss} at step {step}.": "第 {step} 步时最近的训练损失为 {loss}。",
     "Recent training loss {loss} at step {step} (no evaluation since step {eval_step}).":
         "第 {step} 步时最近的训练损失为 {loss}（第 {eval_step} 步之后没有再评估）。",
     # --- coming back (server.reattach) and new sessions (server.guard) ---------------------------
-    "Stopped at step {step}: the page was closed, and the model was kept for its return.":
-        "在第 {step} 步停止：页面关闭了，模型已为你回来保留。",
     "**Welcome back.** The server restarted since your last visit; your model was saved before "
     "it did and is loaded again: {params} parameters, trained {steps} steps. Generate with it, or "
     "download it below; tick 'Continue training' to train it further. (The Compare tab's runs did "
