@@ -22,7 +22,7 @@ from typing import Sequence
 import gradio as gr
 from starlette.middleware import Middleware
 
-from playground.runtime import fairshare, hosting
+from playground.runtime import compute, fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
@@ -237,7 +237,8 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     (no ``allowed_paths``, and ``GRADIO_ALLOWED_PATHS`` is ignored), uploads are capped at
     ``MAX_FILE_SIZE``, no run history is recorded, and nothing is shared through a tunnel.
     Refuses (``gradio_internals.UnsupportedGradio``) to start on a Gradio the server was not
-    made for, saying which versions work.
+    made for, saying which versions work. Every handler's PyTorch compute runs on one thread
+    (``compute.enable``).
     """
     gradio_internals.check_gradio(demo)  # before anything touches Gradio's private parts
     host = hosting.current()
@@ -257,6 +258,9 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     demo.queue(max_size=QUEUE_MAX_SIZE, api_open=False)  # /run/<name> reaches no queued handler
     guard.limit_jobs(demo)  # one compute job per session, JOBS_PER_CLIENT per client address
     capacity = reattach.capacity()  # sessions held at most, sized to the free memory
+    # every handler's compute on one thread: one OpenMP pool, whichever worker thread asks
+    # (two pools made each step of a run ~1.6x slower; ``compute``), the warm-up's included
+    compute.enable()
     # what the first visitor's Start would pay once per process (2 s here), paid now
     log.info("Warmed up in %.1f s (the default run prepared once).", train_tab.warm_up())
     blocking = not options.pop("prevent_thread_lock", False)
