@@ -152,7 +152,12 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     after its last change (default ``Hosting.session_ttl_s``, ``PLAYGROUND_SESSION_TTL_S``) or
     when its tab closes (a page's session with work in it after a grace period, for a reload to
     find it: ``reattach``). ``PLAYGROUND_CONCURRENCY`` (``Hosting.concurrency``) jobs compute
-    at once; any number of runs, up to ``Hosting.max_runs``, take turns."""
+    at once; any number of runs, up to ``Hosting.max_runs``, take turns. From here on the
+    process computes on one thread (``compute.enable``)."""
+    # every handler's compute on one thread, whichever worker thread asks: then one OpenMP
+    # pool (two made each step of a run ~1.6x slower, ``compute``); enabled before the page
+    # is built, which probes the CPU's bf16 speed
+    compute.enable()
     host = hosting.current()
     limit = host.concurrency
     fairshare.configure(limit)  # jobs computing at once; every run and job takes turns
@@ -237,8 +242,7 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     (no ``allowed_paths``, and ``GRADIO_ALLOWED_PATHS`` is ignored), uploads are capped at
     ``MAX_FILE_SIZE``, no run history is recorded, and nothing is shared through a tunnel.
     Refuses (``gradio_internals.UnsupportedGradio``) to start on a Gradio the server was not
-    made for, saying which versions work. Every handler's PyTorch compute runs on one thread
-    (``compute.enable``).
+    made for, saying which versions work.
     """
     gradio_internals.check_gradio(demo)  # before anything touches Gradio's private parts
     host = hosting.current()
@@ -258,9 +262,6 @@ def launch(demo: gr.Blocks, **kwargs) -> tuple:
     demo.queue(max_size=QUEUE_MAX_SIZE, api_open=False)  # /run/<name> reaches no queued handler
     guard.limit_jobs(demo)  # one compute job per session, JOBS_PER_CLIENT per client address
     capacity = reattach.capacity()  # sessions held at most, sized to the free memory
-    # every handler's compute on one thread: one OpenMP pool, whichever worker thread asks
-    # (two pools made each step of a run ~1.6x slower; ``compute``), the warm-up's included
-    compute.enable()
     # what the first visitor's Start would pay once per process (2 s here), paid now
     log.info("Warmed up in %.1f s (the default run prepared once).", train_tab.warm_up())
     blocking = not options.pop("prevent_thread_lock", False)
