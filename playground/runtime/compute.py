@@ -128,9 +128,10 @@ def _start() -> None:
 
 
 def _forget_after_fork() -> None:
-    """A forked child (ZeroGPU's) has no compute thread: it starts its own if it needs one."""
-    global _thread, _jobs, _start_lock
-    _thread, _jobs, _start_lock = None, queue.SimpleQueue(), threading.Lock()
+    """A forked child (a ZeroGPU chunk's) has no compute thread, and no server's threads
+    either: it computes inline, as before ``enable``."""
+    global _enabled, _thread, _jobs, _start_lock
+    _enabled, _thread, _jobs, _start_lock = False, None, queue.SimpleQueue(), threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)

@@ -4,6 +4,8 @@ runs driven from several threads leaving one OpenMP pool, not one per thread."""
 
 import inspect
 import os
+import select
+import signal
 import threading
 
 import pytest
@@ -243,3 +245,26 @@ def test_stop_from_another_thread_ends_a_run_computing_on_the_compute_thread(ena
     worker.join(timeout=60)
     assert not worker.is_alive()
     assert last[0].reason == "stopped" and 0 < trainer.step < 100_000
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_computes_inline(enabled):
+    """A ZeroGPU chunk runs in a child forked from the server: no compute thread came with it,
+    so a job there must not wait for one."""
+    read, write = os.pipe()
+    answered = []
+    child = os.fork()
+    if child == 0:  # the child: report where a job ran, then leave at once
+        try:
+            ran_here = compute.run(threading.get_ident) == threading.get_ident()
+            os.write(write, b"inline" if ran_here and not compute.enabled() else b"elsewhere")
+        finally:
+            os._exit(0)
+    os.close(write)
+    try:
+        answered, _, _ = select.select([read], [], [], 60)  # a child waiting for no one: never
+        assert answered and os.read(read, 16) == b"inline"
+    finally:
+        if not answered:
+            os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
