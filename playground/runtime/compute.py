@@ -4,9 +4,11 @@ PyTorch's CPU kernels share work out to a pool of OpenMP threads, one pool per t
 starts a parallel region. GNU OpenMP (libgomp, PyTorch's on Linux) lets a pool's idle workers
 spin for the next region only while the process holds no more OpenMP threads than CPUs; as
 soon as a second thread has its own pool, every region wakes its workers through the kernel
-instead (measured on 2 cores: an in-place multiply of 100k floats 5.8 us alone, 38-49 us
+instead (measured on 2 cores: an in-place multiply of 100k floats 5.6 us alone, 30-46 us
 once two threads had computed). A Gradio server runs each handler in one of its worker
 threads, so the page's runs trained about 1.6x slower than the CLI's at the same two threads.
+(With the cores oversubscribed by other processes, spinning costs more than it saves; the
+CLI's main thread pays that too: docs/PERFORMANCE.md.)
 
 So a server calls ``enable()`` once, and from then on every entry point of the core that
 computes (``routed`` functions, ``Trainer.run`` and ``evaluate`` through
@@ -166,11 +168,12 @@ def iterate(items: Generator[Item, None, Any]) -> Generator[Item, None, Any]:
     ...     yield 1
     ...     yield 4
     ...     return "done"
-    >>> def all_of(items):
-    ...     got = yield from items
-    ...     return got
-    >>> list(iterate(squares())), _result(all_of(iterate(squares())))
-    ([1, 4], 'done')
+    >>> items = iterate(squares())
+    >>> next(items), next(items)
+    (1, 4)
+    >>> next(items)
+    Traceback (most recent call last):
+    StopIteration: done
     """
     try:
         while True:
@@ -181,15 +184,6 @@ def iterate(items: Generator[Item, None, Any]) -> Generator[Item, None, Any]:
             yield item
     finally:
         run(items.close)
-
-
-def _result(generator: Generator) -> Any:
-    """What ``generator`` returns, its items dropped (for the doctest above)."""
-    while True:
-        try:
-            next(generator)
-        except StopIteration as end:
-            return end.value
 
 
 def routed(fn: Callable) -> Callable:
