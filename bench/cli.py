@@ -20,7 +20,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from bench import hostile, inference, inside, load, process, speedrun, training  # noqa: E402
+from bench import hostile, inference, inside, load, page, process, speedrun, training  # noqa: E402
 from bench.core import Context, Row, format_table, machine_info, write_json  # noqa: E402
 
 SECTIONS = {
@@ -37,6 +37,7 @@ SECTIONS = {
     "app": process.cold_start,
     "memory": process.peak_memory,
     "load": load.classroom,
+    "page": page.page_vs_cli,
     "hostile": hostile.replay,
 }
 DEFAULT_OUT = Path(__file__).resolve().parent / "results.json"

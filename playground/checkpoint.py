@@ -59,6 +59,7 @@ import torch
 from playground import __version__
 from playground.config import ConfigError, ModelConfig, TrainConfig
 from playground.runtime.files import atomic_write, human_bytes
+from playground.runtime import compute
 from playground.i18n import Message, msg
 from playground.model import GPT, inference_memory
 from playground.optim import build_optimizer
@@ -127,6 +128,7 @@ def _reason(exc: BaseException) -> str:
 # Saving
 
 
+@compute.routed
 def save_bundle(
     path: str | os.PathLike,
     model: torch.nn.Module,
@@ -451,6 +453,7 @@ def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
 # Loading
 
 
+@compute.routed
 def load_bundle(path: str | os.PathLike, device: str | torch.device = "cpu", *,
                 max_memory: int | None = None, strict_state: bool = True) -> TrainedModel:
     """Read a bundle, check every part, and rebuild the model on ``device`` (in eval mode), as

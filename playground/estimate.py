@@ -45,7 +45,7 @@ import torch
 
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import Message, localize, msg
-from playground.runtime import hosting
+from playground.runtime import compute, hosting
 from playground.runtime.hosting import Hosting
 
 NS_STEPS = 5  # Newton-Schulz iterations per Muon step (torch.optim.Muon's default)
@@ -258,6 +258,7 @@ def matmul_rate(device: str, dtype: str, rows: int, width: int) -> float:
     return 2.0 * rows * width * 4 * width / max(min(times), 1e-9)
 
 
+@compute.routed
 def run_speed(model: ModelConfig, train: TrainConfig) -> Speed:
     """The ``Speed`` a run of these configs sees here: its own step and evaluation timed
     (``own_step_speed``), or, for a run too large to step cheaply even one sequence at a

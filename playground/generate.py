@@ -33,6 +33,7 @@ import torch
 
 from playground.config import SampleConfig
 from playground.model import GPT
+from playground.runtime import compute
 
 
 FRESH_SEEDS = 999_999  # fresh seeds are 1..FRESH_SEEDS: short enough to read out and type in
@@ -104,6 +105,7 @@ def _encodes(tokenizer, text: str) -> bool:
         return False
 
 
+@compute.routed
 @torch.no_grad()
 def generate(
     model: GPT,
@@ -164,6 +166,7 @@ def generate(
         model.train(was_training)
 
 
+@compute.routed
 def generate_text(model: GPT, tokenizer, prompt: str = "", sampling: SampleConfig | None = None,
                   **kwargs) -> str:
     """All of ``generate`` at once: the new text only."""

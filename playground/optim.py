@@ -30,6 +30,7 @@ import torch
 
 from playground.config import ConfigError, TrainConfig
 from playground.i18n import msg
+from playground.runtime import compute
 
 
 def hidden_matrices(model: torch.nn.Module) -> list[torch.nn.Parameter]:
@@ -151,6 +152,7 @@ NS_BF16_MARGIN = 1.2
 
 
 @functools.lru_cache(maxsize=64)
+@compute.routed
 def newton_schulz_dtype(device: str, rows: int, cols: int) -> torch.dtype:
     """The faster number format for Newton-Schulz on a wide (rows, cols) matrix here: bfloat16
     (torch's choice) or float32, timed on one iteration of each, once per process, device and

@@ -46,6 +46,7 @@ from playground.corpus import Corpus
 from playground.i18n import msg
 from playground.model import GPT, estimate_memory
 from playground.runtime.device import available_memory, pick_device
+from playground.runtime import compute
 from playground.runtime.files import human_bytes
 from playground.runtime.distributed import DistInfo
 from playground.tokenizer import Tokenizer
@@ -187,6 +188,7 @@ class PreparedRun:
                              dist=dist, device=device)
 
 
+@compute.routed
 def build_trainer(model: GPT, data: RunData, train_config: TrainConfig, tokenizer: Tokenizer | None,
                   trainer_state: dict[str, Any] | None = None, *, dist: DistInfo | None = None,
                   device: torch.device | str | None = None) -> Trainer:
@@ -202,6 +204,7 @@ def build_trainer(model: GPT, data: RunData, train_config: TrainConfig, tokenize
     return trainer
 
 
+@compute.routed
 def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
                 train_config: TrainConfig, *, model: GPT | None = None,
                 trainer_state: dict[str, Any] | None = None,
@@ -237,6 +240,7 @@ def prepare_run(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
     return PreparedRun(trained, data)
 
 
+@compute.routed
 def warm_up(corpus: Corpus, tokenizer: Tokenizer, model_config: ModelConfig,
             train_config: TrainConfig) -> float:
     """Pay once, now, what the first run of a process would: its memory estimate (the

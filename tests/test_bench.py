@@ -244,6 +244,21 @@ def test_the_inside_section_times_every_view_through_its_handler(tmp_path):
     assert all(r["met"] is not None for r in rows[:len(inside.VIEWS)])  # held to 2 s each
 
 
+def test_the_page_section_runs_the_page_and_the_cli_side_by_side(tmp_path):
+    """The page section in quick mode (a tiny run served by two apps of their own, now and as
+    before runtime.compute, and from the CLI): every side finished and the ratios are there.
+    What they read is the bench's to say, not a test's."""
+    out = tmp_path / "results.json"
+    assert cli.main(["--quick", "--only", "page", "--out", str(out)]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert all(r["section"] == "page" for r in rows)  # no section failed
+    assert [r["metric"] for r in rows] == [
+        "tiny: CLI, its run (elapsed_s), best of 1", "tiny: CLI, the command (wall_s), best of 1",
+        "tiny: page, Start to Done, best of 1", "tiny: page before runtime.compute, best of 1",
+        "tiny: page / CLI", "tiny: page before runtime.compute / CLI"]
+    assert all(isinstance(r["value"], float) and r["value"] > 0 for r in rows)
+
+
 # findings the replay shows still open (docs/SECURITY.md): none since the guard answers calls
 # Gradio would refuse with a traceback
 HOSTILE_OPEN: tuple[str, ...] = ()  # every finding the replay measures is held

@@ -16,6 +16,7 @@ import torch
 
 from playground.i18n import msg
 from playground.model import GPT
+from playground.runtime import compute
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class AttentionMaps:
         return self.weights.shape[1]
 
 
+@compute.routed
 @torch.no_grad()
 def attention_maps(model: GPT, tokenizer, text: str, max_tokens: int | None = None) -> AttentionMaps:
     """Run the model once on ``text`` through the explicit attention path and keep the weights.

@@ -26,6 +26,7 @@ import torch
 from playground.i18n import msg, t
 from playground.model import GPT
 from playground.plots import TEMPLATE, display_token
+from playground.runtime import compute
 
 MAX_LABELS = 120  # labelled tokens on the map; more overlap into a smudge
 COUNT_CHARS = 200_000  # characters of the training text counted for the BPE labels
@@ -88,6 +89,7 @@ def token_counts(tokenizer, text: str, max_chars: int = COUNT_CHARS) -> Counter:
     return Counter(np.asarray(encode(text[:max_chars])).tolist())
 
 
+@compute.routed
 @torch.no_grad()
 def embedding_map(model: GPT, tokenizer, counts: Counter | None = None,
                   max_tokens: int = 600) -> EmbeddingMap:

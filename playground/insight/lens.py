@@ -34,6 +34,7 @@ from playground.generate import logits_to_probs
 from playground.i18n import msg, t
 from playground.model import GPT
 from playground.plots import TEMPLATE, display_token
+from playground.runtime import compute
 
 TOP_K = 5  # guesses the lens shows per layer
 
@@ -66,6 +67,7 @@ def logit_lens(model: GPT, hidden: list[torch.Tensor]) -> list[torch.Tensor]:
     return [model.lm_head(model.ln_f(h)) for h in hidden]
 
 
+@compute.routed
 @torch.no_grad()
 def forward_pass(model: GPT, tokenizer, text: str, top_k: int = TOP_K,
                  max_tokens: int | None = None) -> ForwardPass:

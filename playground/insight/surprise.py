@@ -32,6 +32,7 @@ import torch.nn.functional as F
 from playground.i18n import msg, t
 from playground.model import GPT
 from playground.plots import display_token
+from playground.runtime import compute
 
 MAX_TOKENS = 1024  # a page of text: a few windows of the default context
 
@@ -56,6 +57,7 @@ class Surprise:
         return float(self.losses.mean()) if len(self.losses) else float("nan")
 
 
+@compute.routed
 @torch.no_grad()
 def surprise_of_ids(model: GPT, ids: list[int], tokenizer) -> Surprise:
     """The surprise at each of ``ids[1:]``, read in windows of ``block_size`` tokens."""

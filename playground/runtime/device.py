@@ -31,6 +31,7 @@ import torch
 
 from playground.config import DTYPES, ConfigError
 from playground.i18n import Message, msg
+from playground.runtime import compute
 
 DTYPE_BY_NAME = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
 
@@ -222,6 +223,7 @@ def _synchronize(device: torch.device) -> None:
 
 
 @functools.lru_cache(maxsize=1)
+@compute.routed
 def cpu_bf16_is_fast(n: int = 512, reps: int = 5) -> bool:
     """Measure once per process whether a bfloat16 matmul beats float32 clearly here.
 

@@ -8,7 +8,8 @@ DistributedDataParallel when several processes train together) for the training 
 PyTorch's CPU thread count is a setting of the whole process (of each thread, with OpenMP),
 shared by every visitor's run, so placing a model only decides the count (``Placement.threads``);
 the run holds it while it computes and gives the old one back before each record it yields
-(``with_threads``), when it is closed, and when it fails.
+(``with_threads``), when it is closed, and when it fails. In a server each record is computed
+on the one compute thread (``compute``), with the count its caller set.
 
 >>> import torch
 >>> from playground.config import ModelConfig, TrainConfig
@@ -28,6 +29,7 @@ from typing import Any, Callable, Generator, Iterator, TypeVar
 import torch
 
 from playground.config import TrainConfig
+from playground.runtime import compute
 from playground.runtime.device import cpu_limit, pick_device, pick_dtype, setup_backends
 from playground.runtime.distributed import DistInfo
 
@@ -83,16 +85,19 @@ def with_threads(generator: Generator[Item, None, Any],
     >>> [n for n in with_threads(counts(), 1) if torch.get_num_threads() == before]
     [1, 1]
     """
-    with contextlib.closing(generator):
+    try:
         while True:
             # each item is computed within one call, so in one thread: a server may hand the
-            # next call to another of its threads, and the count is set per thread
+            # next call to another of its threads, and the count is set per thread; a server
+            # computes it on its compute thread (``compute.run`` takes the count along)
             with cpu_threads(threads() if callable(threads) else threads):
                 try:
-                    item = next(generator)
+                    item = compute.run(next, generator)
                 except StopIteration as end:
                     return end.value  # what ``generator`` returns, ``yield from`` passes on
             yield item
+    finally:
+        compute.run(generator.close)
 
 
 def place_model(model: torch.nn.Module, config: TrainConfig, *,

@@ -22,7 +22,7 @@ from typing import Sequence
 import gradio as gr
 from starlette.middleware import Middleware
 
-from playground.runtime import fairshare, hosting
+from playground.runtime import compute, fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
                            inside_tab, loss_panel, tokenizer_tab, train_tab)
@@ -152,7 +152,12 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     after its last change (default ``Hosting.session_ttl_s``, ``PLAYGROUND_SESSION_TTL_S``) or
     when its tab closes (a page's session with work in it after a grace period, for a reload to
     find it: ``reattach``). ``PLAYGROUND_CONCURRENCY`` (``Hosting.concurrency``) jobs compute
-    at once; any number of runs, up to ``Hosting.max_runs``, take turns."""
+    at once; any number of runs, up to ``Hosting.max_runs``, take turns. From here on the
+    process computes on one thread (``compute.enable``)."""
+    # every handler's compute on one thread, whichever worker thread asks: then one OpenMP
+    # pool (two made each step of a run ~1.6x slower, ``compute``); enabled before the page
+    # is built, which probes the CPU's bf16 speed
+    compute.enable()
     host = hosting.current()
     limit = host.concurrency
     fairshare.configure(limit)  # jobs computing at once; every run and job takes turns
