@@ -15,7 +15,7 @@ so the page names the head that shows the pattern from the model itself, not by 
 
 >>> task = TASKS["reverse"]
 >>> task.line(*task.make(random.Random(0)))
-'gaffcdh>hdcffag'
+'gaehge>egheag'
 >>> corpus = task_corpus("reverse")
 >>> corpus.source, corpus.text.count("\\n") == TASK_LINES
 ('task', True)
@@ -202,7 +202,7 @@ def task_corpus(name: str, seed: int = 0, lines: int = TASK_LINES) -> Corpus:
     a held-out question; a ``Corpus`` whose name is the task's, source "task".
 
     >>> task_corpus("copy", lines=3).text
-    'hhgaeh>hhgaeh\\nbcd>bcd\\ngadgcbd>gadgcbd\\n'
+    'edccadbb>edccadbb\\ncff>cff\\nadah>adah\\n'
     """
     task = TASKS[name]
     held = {q for q, _ in task.held_out()}
@@ -358,7 +358,7 @@ def pattern_note(task: Task, model, tokenizer) -> Message:
     """The task's expected pattern and the head of ``model`` that shows it, as measured."""
     found = best_head(task, model, tokenizer)
     if found is None:
-        return msg("{pattern}", pattern=task.pattern)
+        return task.pattern
     layer, head, mass = found
     return msg("{pattern} In this model, layer {layer} head {head} shows it most: on the "
                "held-out problems {share} of its attention from the answer positions falls on "
