@@ -32,7 +32,7 @@ from typing import Callable
 
 from playground.config import ModelConfig, Preset, TrainConfig
 from playground.corpus import Corpus
-from playground.i18n import Message, msg
+from playground.i18n import Message, localize, msg, t
 
 SEPARATOR = ">"  # between the question and the answer; each problem is one line
 TASK_LINES = 20_000  # problems in a task corpus: about 300,000 characters
@@ -310,18 +310,26 @@ def score(task: Task, model, tokenizer) -> tuple[float, str]:
 # --- the attention to expect --------------------------------------------------------------------
 
 
-def expected_cells(task: Task, question: str, answer: str) -> list[tuple[int, set[int]]]:
+def expected_cells(task: Task, question: str, answer: str,
+                   shift: int = 0) -> list[tuple[int, set[int]]]:
     """For the line ``"\\n" question > answer`` as token positions (character tokens): each
     position that predicts an answer character, with the positions it should look at.
+    ``shift`` 1 is for a model with the token shift (``ModelConfig.token_shift``): there the
+    position after a letter carries it too, so a head may read it from either.
 
     >>> expected_cells(TASKS["reverse"], "abc", "cba")   # > at 4 looks at c at 3, ...
     [(4, {3}), (5, {2}), (6, {1})]
     """
     if task.sources is None:
         return []
-    start = len(question) + 1  # the position of >, after the leading "\n"
-    return [(start + i, {1 + j for j in keys})
+    start = len(question) + 1  # the position of >, after the leading "\\n"
+    return [(start + i, {1 + j + d for j in keys for d in range(shift + 1)} & set(range(start + i + 1)))
             for i, keys in enumerate(task.sources(question, answer))]
+
+
+def model_shift(model) -> int:
+    """1 where the model has the token shift (each position also carries the one before), else 0."""
+    return int(model.config.token_shift)
 
 
 def head_focus(task: Task, model, tokenizer, problems: list[tuple[str, str]] | None = None):
@@ -338,7 +346,7 @@ def head_focus(task: Task, model, tokenizer, problems: list[tuple[str, str]] | N
     att = torch.stack(attn, dim=1)  # (N, L, nh, T, T)
     total, count = torch.zeros(att.shape[1:3]), 0
     for n, (q, a) in enumerate(problems):
-        for query, keys in expected_cells(task, q, a):
+        for query, keys in expected_cells(task, q, a, model_shift(model)):
             total += att[n, :, :, query, sorted(keys)].sum(-1).float().cpu()
             count += 1
     return total / max(count, 1)
@@ -360,7 +368,64 @@ def pattern_note(task: Task, model, tokenizer) -> Message:
     if found is None:
         return task.pattern
     layer, head, mass = found
+    if model_shift(model):
+        return msg("{pattern} In this model, layer {layer} head {head} shows it most: on the "
+                   "held-out problems {share} of its attention from the answer positions falls "
+                   "on the expected cells. The model has the token shift, so each position also "
+                   "carries the letter before it: the head may look at the letter or at the "
+                   "place right after it.", pattern=task.pattern, layer=layer, head=head,
+                   share=f"{mass:.0%}")
     return msg("{pattern} In this model, layer {layer} head {head} shows it most: on the "
                "held-out problems {share} of its attention from the answer positions falls on "
-               "the expected letters.", pattern=task.pattern, layer=layer + 1, head=head + 1,
+               "the expected letters.", pattern=task.pattern, layer=layer, head=head,
                share=f"{mass:.0%}")
+
+
+# --- what the page shows ------------------------------------------------------------------------
+
+
+def task_note(task: Task, lang: str = "en") -> str:
+    """Markdown for the Corpus tab: the task, an example, the attention to expect, the preset.
+
+    >>> print(task_note(TASKS["reverse"]).splitlines()[0])
+    **Reverse: write the letters before > backwards.** Example: `abcd>dcba`
+    """
+    return "\n\n".join([
+        f"**{localize(task.explanation, lang)}** "
+        + t("Example: `{example}`", lang, example=task.example),
+        localize(task.pattern, lang),
+        t("The training settings are now its preset, {preset}: about {accuracy} of {n} held-out "
+          "problems answered exactly, in about a minute on two CPU cores. After training, the "
+          "Attention and Inside tabs open on a held-out problem with the expected cells marked.",
+          lang, preset=task.preset.name, accuracy=f"{task.expected_accuracy:.0%}", n=HELD_OUT),
+    ])
+
+
+def task_text(task: Task) -> str:
+    """The text the Attention and Inside tabs open on: a held-out problem with the longest
+    question (its pattern the easiest to see), after a line end, with its answer."""
+    question, answer = max(task.held_out(), key=lambda p: len(p[0]))
+    return "\n" + task.line(question, answer)
+
+
+def task_marks(task: Task, text: str, shift: int = 0) -> list[tuple[int, int]]:
+    """The (query, key) cells to outline in the attention map of ``text`` (character tokens):
+    those of the first line of ``text`` that holds a problem of ``task`` (``shift``: as
+    ``expected_cells``).
+
+    >>> task_marks(TASKS["reverse"], "\\nabc>cba")
+    [(4, 3), (5, 2), (6, 1)]
+    """
+    at = 0
+    for line in text.split("\n"):
+        if SEPARATOR in line:
+            question, answer = line.split(SEPARATOR, 1)
+            try:
+                cells = expected_cells(task, question, answer, shift)
+            except (ValueError, IndexError):  # a line that is not a problem of this task
+                return []
+            shift = at - 1  # expected_cells counts a "\n" before the question
+            return [(q + shift, k + shift) for q, keys in cells for k in sorted(keys)
+                    if q + shift < len(text)]
+        at += len(line) + 1
+    return []

@@ -886,7 +886,21 @@ ZH_CN: dict[str, str] = {
     "{share} of its attention from the answer positions falls on the expected letters.":
         "{pattern}在这个模型里，第 {layer} 层第 {head} 个头最明显：在留出的题目上，它从答案位置"
         "发出的注意力有 {share} 落在预期的字符上。",
+    "Example: `{example}`": "例子：`{example}`",
+    "{pattern} In this model, layer {layer} head {head} shows it most: on the held-out problems "
+    "{share} of its attention from the answer positions falls on the expected cells. The model "
+    "has the token shift, so each position also carries the letter before it: the head may look at "
+    "the letter or at the place right after it.":
+        "{pattern}在这个模型里，第 {layer} 层第 {head} 个头最明显：在留出的题目上，它从答案位置"
+        "发出的注意力有 {share} 落在预期的格子上。这个模型用了词元平移（token shift），每个位置也带着"
+        "前一个字母，所以这个头可能看那个字母本身，也可能看它右边紧挨着的那一格。",
+    "The training settings are now its preset, {preset}: about {accuracy} of {n} held-out "
+    "problems answered exactly, in about a minute on two CPU cores. After training, the "
+    "Attention and Inside tabs open on a held-out problem with the expected cells marked.":
+        "训练设置已换成它的预设 {preset}：在两个 CPU 核上大约一分钟，{n} 道留出题目中约 {accuracy} "
+        "能完全答对。训练之后，“注意力”和“模型内部”标签页会打开一道留出题目，并标出预期的格子。",
     # --- one head's arithmetic (insight.head_steps) --------------------------------------------
+    "step {number} of {total}": "第 {number} 步，共 {total} 步",
     "1. The query": "1. 查询（query）",
     "The token {token} at position {position} asks its question: its vector times the head's "
     "query matrix W_q gives {hs} numbers.":

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from playground.i18n import Message, msg
+from playground.i18n import Message, localize, msg, t
 from playground.model import GPT
 from playground.plots import display_token
 
@@ -226,3 +226,12 @@ def head_steps(a: HeadArithmetic) -> list[Step]:
              f"added = `{_vector(a.added, limit=len(a.added))}`"),
     ]
     return steps
+
+
+def step_markdown(steps: list[Step], index: int, lang: str = "en") -> str:
+    """Step ``index`` of ``steps`` as Markdown in ``lang``: its title, where it stands among
+    the steps, its sentence and its numbers."""
+    step = steps[index]
+    return (f"**{localize(step.title, lang)}** · "
+            + t("step {number} of {total}", lang, number=index + 1, total=len(steps))
+            + f"\n\n{localize(step.sentence, lang)}\n\n{step.table}")

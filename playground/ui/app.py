@@ -216,6 +216,13 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         export_tab.wire(export, session, demo, link_message, corpus.source, tokenizer.kind,
                         tokenizer.vocab_size, train.settings, generate.sampling)
 
+        # a toy task is a corpus with its own preset: the settings follow it
+        corpus.task.input(corpus_tab.use_task, [session, corpus.task],
+                          [session, corpus.summary, corpus.preview, corpus.task_note,
+                           *train.settings], api_visibility="private").then(
+            train_tab.show_presets, [session, *train.settings],
+            [train.preset, train.card, train.summary],
+            api_visibility="private", show_progress="hidden")
         # a new tokenizer changes the vocabulary, so the parameter count too
         tokenizer.event.then(train_tab.describe_settings, [session, *train.settings],
                              train.summary, api_visibility="private")
