@@ -878,10 +878,10 @@ ZH_CN: dict[str, str] = {
     "and the answer is its value.":
         "查表：这一行列出键和它们的值（一个字母，后面跟一个数字）；: 后面是一个键，答案就是它的值。",
     "Expect one bright cell per row: at >, a head of the last layer looks at the value just after "
-    "the key asked for. An earlier layer copies each key into the position after it, so the "
-    "value's position knows its key.":
-        "预期每行只有一个亮格：在 > 处，最后一层的某个头会看被问到的键后面紧跟着的值。前面的一层"
-        "把每个键复制到它后面的位置，所以值所在的位置知道自己的键。",
+    "the key asked for. The position of each value knows its key because something copied the key "
+    "into it: an earlier layer, or the token shift.":
+        "预期每行只有一个亮格：在 > 处，最后一层的某个头会看被问到的键后面紧跟着的值。每个值所在的位置"
+        "知道自己的键，因为有东西把键复制了进来：前面的一层，或者词元平移（token shift）。",
     "{pattern} In this model, layer {layer} head {head} shows it most: on the held-out problems "
     "{share} of its attention from the answer positions falls on the expected letters.":
         "{pattern}在这个模型里，第 {layer} 层第 {head} 个头最明显：在留出的题目上，它从答案位置"
