@@ -405,7 +405,7 @@ def task_note(task: Task, lang: str = "en") -> str:
         + t("Example: `{example}`", lang, example=task.example),
         localize(task.pattern, lang),
         t("The training settings are now its preset, {preset}: about {accuracy} of {n} held-out "
-          "problems answered exactly, in about a minute on two CPU cores. After training, the "
+          "problems answered exactly, in one to three minutes on two CPU cores. After training, the "
           "Attention and Inside tabs open on a held-out problem with the expected cells marked.",
           lang, preset=task.preset.name, accuracy=f"{task.expected_accuracy:.0%}", n=HELD_OUT),
     ])

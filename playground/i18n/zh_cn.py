@@ -895,9 +895,9 @@ ZH_CN: dict[str, str] = {
         "发出的注意力有 {share} 落在预期的格子上。这个模型用了词元平移（token shift），每个位置也带着"
         "前一个字母，所以这个头可能看那个字母本身，也可能看它右边紧挨着的那一格。",
     "The training settings are now its preset, {preset}: about {accuracy} of {n} held-out "
-    "problems answered exactly, in about a minute on two CPU cores. After training, the "
+    "problems answered exactly, in one to three minutes on two CPU cores. After training, the "
     "Attention and Inside tabs open on a held-out problem with the expected cells marked.":
-        "训练设置已换成它的预设 {preset}：在两个 CPU 核上大约一分钟，{n} 道留出题目中约 {accuracy} "
+        "训练设置已换成它的预设 {preset}：在两个 CPU 核上一到三分钟，{n} 道留出题目中约 {accuracy} "
         "能完全答对。训练之后，“注意力”和“模型内部”标签页会打开一道留出题目，并标出预期的格子。",
     # --- one head's arithmetic (insight.head_steps) --------------------------------------------
     "step {number} of {total}": "第 {number} 步，共 {total} 步",
