@@ -20,7 +20,8 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from bench import hostile, inference, inside, load, page, process, speedrun, training  # noqa: E402
+from bench import (hostile, inference, inside, load, page, process, speedrun, tasks,  # noqa: E402
+                   training)
 from bench.core import Context, Row, format_table, machine_info, write_json  # noqa: E402
 
 SECTIONS = {
@@ -34,6 +35,7 @@ SECTIONS = {
     "generate": inference.generation,
     "bpe": inference.bpe,
     "inside": inside.views,
+    "tasks": tasks.tasks,
     "app": process.cold_start,
     "memory": process.peak_memory,
     "load": load.classroom,

@@ -366,6 +366,10 @@ def _decode_state(obj: Any, tensors: dict[str, torch.Tensor]) -> Any:
 # Training records: the one place they become JSON (history.json, the trainer state) and back
 
 RECORD_KINDS = {cls.kind: cls for cls in RECORD_TYPES}
+# fields added to format 2 after its first bundles, with defaults that say "not measured":
+# a bundle saved before one existed lacks it and reads as its default (an evaluation's
+# accuracy, measured for toy tasks only: None)
+ADDED_IN_FORMAT_2 = {("eval", "accuracy")}
 # What a record field's JSON value may be, by the field's annotation, and the words for it
 _FIELD_TYPES = {
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), msg("a whole number")),
@@ -432,7 +436,7 @@ def _record_from_json(item: dict[str, Any], number: int, name: str) -> Record:
                               "bundle may come from a newer Transformer Playground: update the "
                               "playground to load it.", name=name, number=number, kind=kind,
                               fields=", ".join(map(repr, unknown))))
-    missing = [k for k in fields if k not in given]
+    missing = [k for k in fields if k not in given and (kind, k) not in ADDED_IN_FORMAT_2]
     if missing:
         raise BundleError(msg("Record {number} of the training history in '{name}' (kind "
                               "'{kind}') lacks {fields}: the history is damaged. Save the bundle "

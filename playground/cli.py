@@ -43,6 +43,7 @@ from playground.config import (
     TrainConfig,
     replace,
 )
+from playground.tasks import TASKS
 from playground.tokenizer import KINDS as TOKENIZER_KINDS
 # vocab_size belongs to the tokenizer: --vocab_size sets the BPE vocabulary, and the model
 # is then built with the tokenizer's actual size.
@@ -68,9 +69,13 @@ def build_parser() -> argparse.ArgumentParser:
         "train", help="train a model and save it as a .zip bundle",
         description="Train a model on a corpus and save it as a .zip bundle. Flags override "
                     "the preset.")
-    train.add_argument("--preset", choices=sorted(PRESETS), default="tiny",
-                       help="starting point for every setting (default: tiny)")
+    train.add_argument("--preset", choices=sorted(PRESETS), default=None,
+                       help="starting point for every setting (default: tiny, or the task's "
+                            "own preset with --task)")
     data = train.add_argument_group("data and tokenizer")
+    data.add_argument("--task", choices=sorted(TASKS), default=None,
+                      help="train on a toy task (playground.tasks) instead of a corpus: its "
+                           "problems, its preset, and its held-out accuracy at every evaluation")
     data.add_argument("--corpus", nargs="+", metavar="SOURCE",
                       help="'shakespeare' (bundled, the default), 'shakespeare-hub' (from the "
                            "Hugging Face Hub), or one or more .txt/.md files")
@@ -274,7 +279,8 @@ def _setup_training(args: argparse.Namespace):
 
     bundle = load_bundle(args.resume) if args.resume else None
     model_cfg, train_cfg = _configs(args, bundle)  # every setting is checked before any work
-    out = args.out or args.resume or Path("runs") / f"{args.preset}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
+    name = args.preset or (f"task-{args.task}" if args.task else "tiny")
+    out = args.out or args.resume or Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}.zip"
     if out.suffix.lower() != ".zip":
         raise ConfigError(f"--out names the bundle to write, a .zip file; got '{out}'.")
     if bundle is not None and bundle.trainer_state is None:
@@ -306,10 +312,13 @@ def _setup_training(args: argparse.Namespace):
 def _configs(args, bundle) -> tuple[ModelConfig, TrainConfig]:
     """The model and training settings: the preset's (or the bundle's), then the flags."""
     model_flags, train_flags = _given(args, MODEL_FLAGS), _given(args, TRAIN_FLAGS)
-    if args.text is not None and args.corpus:
-        raise ConfigError("Give either --corpus or --text, not both.")
+    if sum(x is not None and x != [] for x in (args.text, args.corpus, args.task)) > 1:
+        raise ConfigError("Give one of --corpus, --text and --task, not more.")
     if bundle is None:
-        preset = PRESETS[args.preset]
+        if args.preset is None and args.task:
+            preset = TASKS[args.task].preset
+        else:
+            preset = PRESETS[args.preset or "tiny"]
         if args.vocab_size is not None and (args.tokenizer or "char") == "char":
             raise ConfigError("--vocab_size sets the size of a BPE vocabulary; add --tokenizer bpe "
                               "(a character tokenizer's vocabulary is the text's characters).")
@@ -324,7 +333,10 @@ def _configs(args, bundle) -> tuple[ModelConfig, TrainConfig]:
 
 def _load_corpus(args):
     from playground.corpus import from_text, load_files, load_tiny_shakespeare
+    from playground.tasks import task_corpus
 
+    if args.task:
+        return task_corpus(args.task)
     if args.text is not None:
         return from_text(args.text)
     sources = args.corpus or ["shakespeare"]
@@ -352,6 +364,7 @@ def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
         "train_loss": last_eval.train_loss if last_eval else None,
         "val_loss": last_eval.val_loss if last_eval else None,
         "val_bpc": last_eval.val_bpc if last_eval else None,
+        "accuracy": last_eval.accuracy if last_eval else None,  # a toy task's, on held-out problems
         "elapsed_s": round(trainer.elapsed, 3),  # training and evaluation, summed over resumes
         "wall_s": round(wall, 3),  # this command, from start to saved bundle
         "ms_per_step": round(1000 * trainer.train_time / trainer.step, 3) if trainer.step else None,
@@ -373,6 +386,8 @@ def _summary(trainer, end, path, start_step, wall) -> dict[str, Any]:
 def _eval_line(record) -> str:
     line = (f"step {record.step:>6,}: train loss {record.train_loss:.4f}, val loss "
             f"{record.val_loss:.4f} ({record.val_bpc:.3f} bits/char), {record.elapsed:.1f} s")
+    if record.accuracy is not None:
+        line += f", held-out accuracy {record.accuracy:.1%}"
     if record.sample:
         line += "\n    " + record.sample.replace("\n", "\n    ")
     return line

@@ -30,7 +30,7 @@ from playground.runtime.files import human_bytes
 
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 TEXT_EXTENSIONS = (".txt", ".md")
-SOURCES = ("bundled", "hub", "upload", "paste")
+SOURCES = ("bundled", "hub", "upload", "paste", "task")  # task: playground.tasks
 
 BUNDLED_PATH = Path(__file__).parent / "data" / "tinyshakespeare.txt"
 HUB_DATASET = "karpathy/tiny_shakespeare"
@@ -141,8 +141,9 @@ def _line_opening(line: str) -> str:
 
 def example_prompts(corpus: Corpus, n: int = 5) -> list[str]:
     """Up to ``n`` prompts a model trained on ``corpus`` can continue: famous openings for
-    Tiny Shakespeare; for any other text the openings of lines spread through it (the first
-    words of a line, or the first characters of a long line written without spaces).
+    Tiny Shakespeare; for a toy task (``playground.tasks``) questions up to their ``>``; for
+    any other text the openings of lines spread through it (the first words of a line, or
+    the first characters of a long line written without spaces).
 
     >>> example_prompts(Corpus("床前明月光，疑是地上霜。\\n举头望明月\\n" * 9, "poem", "paste"), 3)
     ['床前明月', '举头望明月']
@@ -151,6 +152,8 @@ def example_prompts(corpus: Corpus, n: int = 5) -> list[str]:
     """
     if corpus.source in ("bundled", "hub"):
         return list(SHAKESPEARE_PROMPTS[:n])
+    if corpus.source == "task":  # the last lines, which the validation split holds
+        return [line.split(">")[0] + ">" for line in corpus.text.splitlines()[-n:]]
     openings: dict[str, None] = {}  # distinct, in the text's order
     for line in corpus.text[:PROMPT_SCAN_CHARS].splitlines():
         if line.strip():

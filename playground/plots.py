@@ -99,7 +99,9 @@ def loss_figure(history: Iterable[Record], x: str = "step", max_points: int = MA
     ``train_loss``. ``x`` is ``"step"``, ``"tokens"`` or ``"elapsed"``. ``references`` are
     horizontal levels drawn as dashed lines after the two curves: ``(label, value)`` pairs
     or objects with ``.label`` and ``.value`` (``reference.ReferenceLine``). The figure's
-    own words (axis titles, trace names) are in ``lang`` ("en" or "zh-CN").
+    own words (axis titles, trace names) are in ``lang`` ("en" or "zh-CN"). A toy task's
+    evaluations also carry their held-out accuracy, drawn on a second axis at the right
+    (``add_accuracy``).
 
     >>> steps = [StepRecord(s, 64 * s, 5.0 - s / 100, 1e-3, 900.0, s / 10) for s in range(1, 5001)]
     >>> fig = loss_figure(steps)
@@ -137,6 +139,8 @@ def loss_figure(history: Iterable[Record], x: str = "step", max_points: int = MA
         margin=dict(l=60, r=20, t=40, b=50), height=360,
         hovermode="x unified",
     )
+    add_accuracy(fig, [(t("held-out accuracy", lang), [getattr(r, x) for r in evals],
+                        [r.accuracy for r in evals])], lang)
     add_reference_lines(fig, references, [*train_x, *val_x])
     if not train_x and not val_x:
         fig.add_annotation(text=t("The loss curve appears here once training starts.", lang),
@@ -144,6 +148,39 @@ def loss_figure(history: Iterable[Record], x: str = "step", max_points: int = MA
                            xref="paper", yref="paper", x=0.5, y=0.5)
         fig.update_xaxes(range=[0, 1], showticklabels=False)
         fig.update_yaxes(range=[0, 1], showticklabels=False)
+    return fig
+
+
+ACCURACY_COLOUR = "#16a34a"
+
+
+def add_accuracy(fig: go.Figure, curves: Sequence[tuple[str, Sequence[float], Sequence[Any]]],
+                 lang: str = "en") -> go.Figure:
+    """Accuracy curves ``(name, xs, accuracies)`` on a second y axis (0 to 100%) at the right,
+    dotted; points without an accuracy (None: not a toy task) are left out, and a curve with
+    none at all is not drawn.
+
+    >>> from playground.train import EvalRecord
+    >>> fig = loss_figure([EvalRecord(0, 0, 3.0, 3.0, 4.0, 4.0, 0.1, None, 0.0),
+    ...                    EvalRecord(9, 9, 1.0, 1.0, 1.4, 1.4, 0.9, None, 0.75)])
+    >>> fig.data[2].name, list(fig.data[2].y), fig.data[2].yaxis, fig.layout.yaxis2.range
+    ('held-out accuracy', [0.0, 0.75], 'y2', (0, 1.02))
+    """
+    drawn = False
+    for name, xs, ys in curves:
+        points = [(a, b) for a, b in zip(xs, ys) if b is not None]
+        if not points:
+            continue
+        fig.add_trace(go.Scatter(
+            x=[a for a, _ in points], y=[b for _, b in points], name=name, yaxis="y2",
+            mode="lines+markers", marker=dict(size=6),
+            line=dict(dash="dot", width=2, **({"color": ACCURACY_COLOUR} if len(curves) == 1 else {}))))
+        drawn = True
+    if drawn:
+        fig.update_layout(yaxis2=dict(title=dict(text=t("accuracy", lang)), overlaying="y",
+                                      side="right", range=[0, 1.02], tickformat=".0%",
+                                      showgrid=False))
+        fig.update_layout(margin=dict(r=60))
     return fig
 
 
@@ -173,11 +210,13 @@ def add_reference_lines(fig: go.Figure, references: Sequence[Any], xs: Sequence[
 
 def compare_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]],
                    unit: str = "loss", x: str = "step", references: Sequence[Any] = (),
-                   lang: str = "en") -> go.Figure:
+                   lang: str = "en", accuracy: Sequence[tuple[str, Sequence[float], Sequence[Any]]] = ()
+                   ) -> go.Figure:
     """Validation curves of several runs overlaid: one trace per ``(name, xs, ys)``.
 
     ``unit`` is "loss" (nats per token) or "bpc" (bits per character), for the y axis title;
-    the titles and the note shown without curves are in ``lang``.
+    the titles and the note shown without curves are in ``lang``. ``accuracy`` holds toy
+    tasks' held-out accuracy curves, the same way, dotted on a second axis (``add_accuracy``).
 
     >>> fig = compare_figure([("run 1", [0, 10], [4.2, 3.1]), ("run 2", [0, 10], [4.2, 2.9])])
     >>> [t.name for t in fig.data], list(fig.data[1].y), fig.layout.yaxis.title.text
@@ -191,6 +230,8 @@ def compare_figure(curves: Sequence[tuple[str, Sequence[float], Sequence[float]]
         fig.add_trace(go.Scatter(x=list(xs), y=[_finite_or_none(y) for y in ys], name=name,
                                  mode="lines+markers", marker=dict(size=6)))
         all_x += list(xs)
+    add_accuracy(fig, [(t("{run}: accuracy", lang, run=name), xs, ys) for name, xs, ys in accuracy],
+                 lang)
     add_reference_lines(fig, references, all_x)
     y_title = t("validation bits per character"
                 if unit == "bpc" else
@@ -269,7 +310,7 @@ def _causal(weights: np.ndarray) -> np.ndarray:
 
 
 def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = "",
-                     lang: str = "en") -> go.Figure:
+                     lang: str = "en", marks: Sequence[tuple[int, int]] = ()) -> go.Figure:
     """One head's attention as a heatmap: row = the token looking (query), column = looked at.
 
     ``weights`` is (T, T) with rows summing to 1; ``tokens`` the T display strings. Sized to
@@ -277,6 +318,7 @@ def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = ""
     up to ``ATTENTION_ROW_PX`` px apart (every k-th beyond), upright when the tokens are
     single characters, and at most ``ATTENTION_MAX_PX`` tall, so the grid of every head fits
     beside it. The hover names both tokens and the weight; axis titles and hover in ``lang``.
+    ``marks`` are (query, key) cells outlined in white: where a toy task's answer should look.
 
     >>> fig = attention_figure(np.array([[1.0, 0.0], [0.3, 0.7]]), ["a", "a"])
     >>> fig.layout.xaxis.ticktext, fig.layout.yaxis.autorange, fig.layout.xaxis.tickangle
@@ -297,6 +339,12 @@ def attention_figure(weights: np.ndarray, tokens: Sequence[str], title: str = ""
                          lang, query="%{customdata[0]}", target="%{customdata[1]}")
                        + "<br>" + t("weight {value}", lang, value="%{z:.3f}") + "<extra></extra>"),
     ))
+    if marks:
+        fig.add_trace(go.Scatter(
+            x=[k for _, k in marks], y=[q for q, _ in marks], mode="markers", hoverinfo="skip",
+            name=t("expected", lang), showlegend=False,
+            marker=dict(symbol="square-open", size=ATTENTION_ROW_PX, color="white",
+                        line=dict(width=2))))
     upright = all(len(display_token(tok, 8)) <= 2 for tok in tokens)
     margin = dict(l=70 if upright else 100, r=10, t=50 if title else 20, b=70 if upright else 110)
     side = min(ATTENTION_MAX_PX, max(380, ATTENTION_ROW_PX * T + margin["t"] + margin["b"]))

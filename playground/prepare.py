@@ -183,22 +183,25 @@ class PreparedRun:
 
     def trainer(self, *, dist: DistInfo | None = None,
                 device: torch.device | str | None = None) -> Trainer:
+        from playground.tasks import task_of
+
         t = self.trained
         return build_trainer(t.model, self.data, t.train_config, t.tokenizer, t.trainer_state,
-                             dist=dist, device=device)
+                             dist=dist, device=device, task=task_of(t.corpus))
 
 
 @compute.routed
 def build_trainer(model: GPT, data: RunData, train_config: TrainConfig, tokenizer: Tokenizer | None,
                   trainer_state: dict[str, Any] | None = None, *, dist: DistInfo | None = None,
-                  device: torch.device | str | None = None) -> Trainer:
-    """The ``Trainer`` of a prepared run, continuing from ``trainer_state`` when given.
+                  device: torch.device | str | None = None, task=None) -> Trainer:
+    """The ``Trainer`` of a prepared run, continuing from ``trainer_state`` when given;
+    ``task`` (a ``playground.tasks.Task``) adds its accuracy to every evaluation.
 
     A ZeroGPU chunk calls this in its own process with the data the page prepared.
     """
     trainer = Trainer(model, data.train_ids, data.val_ids, train_config,
                       chars_per_token=data.chars_per_token, tokenizer=tokenizer, dist=dist,
-                      device=device)
+                      device=device, task=task)
     if trainer_state is not None:
         trainer.load_state_dict(trainer_state)
     return trainer

@@ -103,6 +103,10 @@ class EvalRecord:
     val_bpc: float
     elapsed: float
     sample: str | None = None  # a short text the model wrote, when sample_tokens > 0
+    #   (for a toy task: held-out problems as the model answers them, marked right or wrong)
+    # a toy task's exact-match accuracy on its held-out problems (playground.tasks); None
+    # for any other text
+    accuracy: float | None = None
 
 
 @dataclass(frozen=True)
@@ -368,8 +372,9 @@ class Trainer:
                  val_ids: Sequence[int] | torch.Tensor, config: TrainConfig, *,
                  device: torch.device | str | None = None,
                  chars_per_token: tuple[float, float] = (1.0, 1.0),
-                 tokenizer=None, dist: DistInfo | None = None):
+                 tokenizer=None, dist: DistInfo | None = None, task=None):
         self.config = config
+        self.task = task  # a playground.tasks.Task: its accuracy at every evaluation
         self.dist = dist or DistInfo()
         _check_split(config, self.dist.world_size)
         # (training, validation): each split's own characters per token (prepare.RunData)
@@ -663,11 +668,20 @@ class Trainer:
         except _EvalStopped:
             self.streams.eval.set_state(before)  # a resumed run draws what a straight one would
             raise
+        accuracy, sample = self._task_score() if self.task is not None else (None, self._sample())
         return EvalRecord(
             self.step, self.tokens, train_loss, val_loss,
             bits_per_char(train_loss, self.chars_per_token[0]),
             bits_per_char(val_loss, self.chars_per_token[1]),
-            elapsed(), self._sample())
+            elapsed(), sample, accuracy)
+
+    def _task_score(self) -> tuple[float | None, str | None]:
+        """The task's held-out accuracy and a few problems marked right or wrong (rank 0)."""
+        if self.tokenizer is None or not self.dist.is_main:
+            return None, None
+        from playground.tasks import score
+
+        return score(self.task, self.model, self.tokenizer)
 
     def _sample(self) -> str | None:
         """A short seeded sample; generate() draws from its own generator, not the global one."""

@@ -43,8 +43,10 @@ HISTORY_JSON_1 = [
      "elapsed": 0.4},
     {"kind": "end", "step": 3, "reason": "nan", "message": "loss became nan"},
 ]
-# ... and as today's (format 2): every field of every record, a step's grad_norm null when None
-HISTORY_JSON = [{**r, "grad_norm": None} if r["kind"] == "step" else r for r in HISTORY_JSON_1]
+# ... and as today's (format 2): every field of every record, a step's grad_norm null when None,
+# an evaluation's accuracy null (not a toy task)
+HISTORY_JSON = [{**r, "grad_norm": None} if r["kind"] == "step" else
+                {**r, "accuracy": None} if r["kind"] == "eval" else r for r in HISTORY_JSON_1]
 
 
 def make_model(vocab_size: int, **variant) -> GPT:

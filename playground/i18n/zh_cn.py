@@ -684,6 +684,10 @@ ZH_CN: dict[str, str] = {
     "Select two or more runs to compare their validation curves.":
         "选择两次或更多运行，比较它们的验证曲线。",
     "weight": "权重",
+    "held-out accuracy": "留出集准确率",
+    "accuracy": "准确率",
+    "{run}: accuracy": "{run}：准确率",
+    "expected": "预期",
     "weight {value}": "权重 {value}",
     "“{query}” looks at “{target}”": "“{query}”关注“{target}”",
     "key (token attended to)": "键（被关注的词元）",
@@ -866,4 +870,118 @@ ZH_CN: dict[str, str] = {
         "这次运行在这台机器上可能需要约 {time}。随时可以点击“停止”结束它，并保留到那时为止训练好的模型。",
     "Stopped at step {step}: the page was closed, and the model was kept for its return.":
         "在第 {step} 步停止：页面关闭了，模型已为你回来保留。",
+    # --- toy tasks (playground.tasks) ------------------------------------------------------------
+    "Copy: write the letters before > again, in the same order.":
+        "复制：把 > 前面的字母按原来的顺序再写一遍。",
+    "Expect an offset diagonal: writing the i-th letter of the answer, a head of the last layer "
+    "looks at the i-th letter of the question, one step further along each time. This is an "
+    "induction head: find the letter just written earlier in the line, and look at the one after "
+    "it.":
+        "预期看到一条错开的对角线：写答案的第 i 个字母时，最后一层的某个头会看问题的第 i 个字母，"
+        "每写一个就往后挪一格。这就是归纳头（induction head）：在这一行前面找到刚写下的那个字母，"
+        "再看它后面的那一个。",
+    "Reverse: write the letters before > backwards.": "倒序：把 > 前面的字母倒过来写。",
+    "Expect an anti-diagonal: writing the i-th letter of the answer, a head looks at the i-th "
+    "letter from the end of the question, one step further back each time.":
+        "预期看到一条反对角线：写答案的第 i 个字母时，某个头会看问题中倒数第 i 个字母，"
+        "每写一个就往前挪一格。",
+    "Sort: write the letters before > in alphabetical order.":
+        "排序：把 > 前面的字母按字母表顺序写出来。",
+    "Expect each answer letter to look at where that letter stands in the question: bright "
+    "cells that jump around, not a line, because the order comes from the letters, not from "
+    "their places.":
+        "预期答案中的每个字母都会去看这个字母在问题里的位置：亮格会跳来跳去，而不是连成一条线，"
+        "因为顺序由字母本身决定，而不是由它们的位置决定。",
+    "Addition: add the two numbers. The sum is written from its last digit to its first, the way "
+    "you add on paper, so each digit needs only the digits of the same place and the carry.":
+        "加法：把两个数相加。和从最后一位写到第一位，就像笔算那样，所以每一位只需要两个数同一位上的"
+        "数字和进位。",
+    "Expect each digit of the sum to look at the two digits of the same place in the numbers, and "
+    "at the digit before it for the carry: two or three bright cells per row, moving left "
+    "together.":
+        "预期和的每一位都会去看两个数同一位上的数字，并看前一位以得到进位：每行两三个亮格，"
+        "一起向左移动。",
+    "Brackets: answer y if the brackets are balanced (every one closed, never closed before it "
+    "opened), n if not.":
+        "括号：如果括号是配对的（每个都闭合了，且没有先闭合再打开），回答 y，否则回答 n。",
+    "Expect no single bright cell: to count, the answer looks at every bracket about evenly, so "
+    "its row of the map is spread across the question.":
+        "预期不会只有一个亮格：为了计数，答案会差不多平均地看每一个括号，所以它在图中的那一行"
+        "铺满整个问题。",
+    "Lookup: the line lists keys with their values (a letter, then a digit); after : comes a key, "
+    "and the answer is its value.":
+        "查表：这一行列出键和它们的值（一个字母，后面跟一个数字）；: 后面是一个键，答案就是它的值。",
+    "Expect one bright cell per row: at >, a head of the last layer looks at the value just after "
+    "the key asked for. The position of each value knows its key because something copied the key "
+    "into it: an earlier layer, or the token shift.":
+        "预期每行只有一个亮格：在 > 处，最后一层的某个头会看被问到的键后面紧跟着的值。每个值所在的位置"
+        "知道自己的键，因为有东西把键复制了进来：前面的一层，或者词元平移（token shift）。",
+    "{pattern} In this model, layer {layer} head {head} shows it most: on the held-out problems "
+    "{share} of its attention from the answer positions falls on the expected letters.":
+        "{pattern}在这个模型里，第 {layer} 层第 {head} 个头最明显：在留出的题目上，它从答案位置"
+        "发出的注意力有 {share} 落在预期的字符上。",
+    "Example: `{example}`": "例子：`{example}`",
+    "{pattern} In this model, layer {layer} head {head} shows it most: on the held-out problems "
+    "{share} of its attention from the answer positions falls on the expected cells. The model "
+    "has the token shift, so each position also carries the letter before it: the head may look at "
+    "the letter or at the place right after it.":
+        "{pattern}在这个模型里，第 {layer} 层第 {head} 个头最明显：在留出的题目上，它从答案位置"
+        "发出的注意力有 {share} 落在预期的格子上。这个模型用了词元平移（token shift），每个位置也带着"
+        "前一个字母，所以这个头可能看那个字母本身，也可能看它右边紧挨着的那一格。",
+    "The training settings are now its preset, {preset}: about {accuracy} of {n} held-out "
+    "problems answered exactly, in one to three minutes on two CPU cores. After training, the "
+    "Attention and Inside tabs open on a held-out problem with the expected cells marked.":
+        "训练设置已换成它的预设 {preset}：在两个 CPU 核上一到三分钟，{n} 道留出题目中约 {accuracy} "
+        "能完全答对。训练之后，“注意力”和“模型内部”标签页会打开一道留出题目，并标出预期的格子。",
+    # --- one head's arithmetic (insight.head_steps) --------------------------------------------
+    "step {number} of {total}": "第 {number} 步，共 {total} 步",
+    "1. The query": "1. 查询（query）",
+    "The token {token} at position {position} asks its question: its vector times the head's "
+    "query matrix W_q gives {hs} numbers.":
+        "位置 {position} 上的词元 {token} 提出它的问题：它的向量乘以这个头的查询矩阵 W_q，"
+        "得到 {hs} 个数。",
+    "2. The keys": "2. 键（key）",
+    "Every token up to it offers a key: its vector times W_k. Tokens whose key points the same "
+    "way as the query will get attention.":
+        "到它为止的每个词元都给出一个键：它的向量乘以 W_k。键和查询方向一致的词元会得到注意力。",
+    "QK-norm": "QK 归一化",
+    "This model rescales each query and key to the same size (RMSNorm with learned gains), so "
+    "only their directions and the gains decide the scores.":
+        "这个模型把每个查询和键缩放到同样的大小（带可学习增益的 RMSNorm），所以分数只由它们的方向"
+        "和增益决定。",
+    "RoPE: the rotation": "RoPE：旋转",
+    "This model turns the query and every key by an angle that grows with their position (RoPE), "
+    "so their dot product depends on how far apart they are.":
+        "这个模型把查询和每个键按随位置增大的角度旋转（RoPE），所以它们的点积取决于两者相距多远。",
+    "3. Dot products": "3. 点积",
+    "Multiply the query by each key, number by number, and add up: one score per token. Tokens "
+    "after position {position} get scores too, but the mask will hide them.":
+        "把查询和每个键逐个数相乘再相加：每个词元得到一个分数。位置 {position} 之后的词元也有分数，"
+        "但掩码会把它们遮住。",
+    "4. Divide by √d_k": "4. 除以 √d_k",
+    "Divide every score by √{hs} = {root}, so the scores do not grow with the head size and the "
+    "softmax stays soft.":
+        "把每个分数除以 √{hs} = {root}，这样分数不会随头的大小变大，softmax 也保持平缓。",
+    "5. The causal mask": "5. 因果掩码",
+    "A token may not look at tokens after it: their scores become −∞, which the softmax turns "
+    "into 0.":
+        "一个词元不能看它后面的词元：它们的分数变成 −∞，softmax 会把它变成 0。",
+    "6. Softmax": "6. Softmax（归一化）",
+    "e to the power of each score, divided by their sum: weights between 0 and 1 that add up to "
+    "1. This row is the row of position {position} in the attention map.":
+        "对每个分数取 e 的幂，再除以它们的和：得到 0 到 1 之间、加起来等于 1 的权重。这一行就是"
+        "注意力图中位置 {position} 的那一行。",
+    "7. The values": "7. 值（value）",
+    "Every token also offers a value (its vector times W_v): what it passes on when it is looked "
+    "at.":
+        "每个词元还给出一个值（它的向量乘以 W_v）：被看到时它传递出去的内容。",
+    "8. The weighted sum": "8. 加权和",
+    "Add up the values, each times its weight: the {hs} numbers this head read for position "
+    "{position}.":
+        "把每个值乘以它的权重再相加：这就是这个头为位置 {position} 读到的 {hs} 个数。",
+    "9. Into the residual stream": "9. 加入残差流",
+    "The head's slice of the output matrix W_o turns those {hs} numbers into {width}, added to "
+    "the token's vector in the residual stream (size {size}).":
+        "输出矩阵 W_o 中属于这个头的那一段把这 {hs} 个数变成 {width} 个数，加到残差流中这个词元的"
+        "向量上（大小 {size}）。",
 }

@@ -88,6 +88,12 @@ class RunRecord:
         return last.val_bpc if last else None
 
     @property
+    def final_accuracy(self) -> float | None:
+        """A toy task's held-out accuracy at the last evaluation (None for other text)."""
+        last = self._last_eval()
+        return last.accuracy if last else None
+
+    @property
     def steps(self) -> int:
         return max((r.step for r in self.history), default=0)
 
@@ -98,7 +104,7 @@ class RunRecord:
     def summary(self) -> dict[str, Any]:
         """The final figures, for a table row."""
         return {"name": self.name, "val_loss": self.final_val_loss, "val_bpc": self.final_val_bpc,
-                "steps": self.steps, "seconds": self.seconds, "params": self.n_params}
+                "accuracy": self.final_accuracy, "steps": self.steps, "seconds": self.seconds, "params": self.n_params}
 
 
 @dataclass
@@ -183,6 +189,12 @@ def val_curves(runs: Sequence[RunRecord], unit: str | None = None,
         raise ValueError(f"unit must be 'loss' or 'bpc', got {unit!r}.")
     field = "val_bpc" if unit == "bpc" else "val_loss"
     return [(run.name, *curve(run.history, field, axis)) for run in runs]
+
+
+def accuracy_curves(runs: Sequence[RunRecord], axis: str = "step"):
+    """(run name, xs, held-out accuracies) of the runs on a toy task (``playground.tasks``)."""
+    return [(run.name, *curve(run.history, "accuracy", axis)) for run in runs
+            if run.final_accuracy is not None]
 
 
 def one_change(run: RunRecord, setting: str, value: Any) -> tuple[ModelConfig, TrainConfig]:

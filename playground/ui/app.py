@@ -222,6 +222,13 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             api_visibility="private", show_progress="hidden")
         switch.input(None, switch, switch, js=SWITCH_JS)  # in the browser only; page_lang follows
 
+        # a toy task is a corpus with its own preset: the settings follow it
+        corpus.task.input(corpus_tab.use_task, [session, corpus.task],
+                          [session, corpus.summary, corpus.preview, corpus.task_note,
+                           *train.settings], api_visibility="private").then(
+            train_tab.show_presets, [session, *train.settings],
+            [train.preset, train.card, train.summary],
+            api_visibility="private", show_progress="hidden")
         # a new tokenizer changes the vocabulary, so the parameter count too
         tokenizer.event.then(train_tab.describe_settings, [session, *train.settings],
                              train.summary, api_visibility="private")

@@ -18,6 +18,8 @@ from playground.plots import attention_figure, attention_grid_figure
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.runtime.fairshare import in_turns
+from playground.tasks import (best_head, model_shift, pattern_note, task_marks, task_of,
+                              task_text)
 
 # the text looked at in the Generate tab's monospace face; on a phone the heatmap keeps a
 # readable width (one label per token) and scrolls sideways rather than squeezing its labels
@@ -37,6 +39,9 @@ def default_text(session: Session) -> str:
     ``DEFAULT_TOKENS``."""
     if session.trained is None:
         return ""
+    task = task_of(session.trained.corpus)
+    if task is not None:  # a toy task's model: a held-out problem, its answer's cells marked
+        return task_text(task)
     tokenizer = session.trained.tokenizer
     text = session.last_text or session.corpus_or_default().text[:4 * DEFAULT_TOKENS]
     try:
@@ -55,7 +60,11 @@ def _figures(session: Session, layer: int, head: int):
     title = t("Layer {layer}, head {head}", lang, layer=layer, head=head)
     if notes[head]:
         title = t("{title}: mostly {note}", lang, title=title, note=notes[head])
-    single = attention_figure(maps.weights[layer, head], maps.tokens, lang=lang, title=title)
+    task = task_of(session.trained.corpus) if session.trained is not None else None
+    marks = (task_marks(task, session.attention_text, model_shift(session.trained.model))
+             if task is not None and session.trained.tokenizer.kind == "char" else [])
+    single = attention_figure(maps.weights[layer, head], maps.tokens, lang=lang, title=title,
+                              marks=marks)
     grid = attention_grid_figure(maps.weights[layer], maps.tokens, lang=lang, notes=notes,
                                  title=t("All {n_head} heads of layer {layer}", lang, layer=layer,
                                          n_head=maps.n_head))
@@ -68,6 +77,10 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
     grid, summary). An empty text uses ``default_text``."""
     session = ensure(session)
     trained = require_model(session, msg("look inside"))
+    task = task_of(trained.corpus)
+    found = best_head(task, trained.model, trained.tokenizer) if task else None
+    if found and not (text and text.strip()):  # a task opens on the head that shows it
+        layer, head = found[:2]
     text = text if text and text.strip() else default_text(session)
     maps = attention_maps(trained.model, trained.tokenizer, text, max_tokens=MAX_TOKENS)
     session.attention, session.attention_text = maps, text
@@ -79,6 +92,9 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
                 "the layer or head to compare.",
                 session.lang, tokens=len(maps.tokens), layers=maps.n_layer,
                 heads=maps.n_head)
+    if task is not None:
+        summary += "\n\n" + localize(pattern_note(task, trained.model, trained.tokenizer),
+                                       session.lang)
     return (session, text,
             gr.Dropdown(choices=list(range(maps.n_layer)), value=layer),
             gr.Dropdown(choices=list(range(maps.n_head)), value=head),

@@ -21,8 +21,9 @@ from playground.config import ConfigError
 from playground.i18n import localize, msg, t
 from playground.plots import compare_figure
 from playground.insight.baselines import axis_key
-from playground.insight.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, alternatives, compare_unit,
-                             one_change, settings_diff, val_curves)
+from playground.insight.runs import (ABLATIONS, MODEL_FIELDS, RunRecord, accuracy_curves,
+                                     alternatives, compare_unit, one_change, settings_diff,
+                                     val_curves)
 from playground.ui import train_tab
 from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
@@ -32,6 +33,7 @@ from playground.runtime import hosting
 
 SUMMARY_ROWS = {  # the figures under the settings: the run summary's key, its row title
     "val_loss": msg("final validation loss"), "val_bpc": msg("final bits per character"),
+    "accuracy": msg("final held-out accuracy"),
     "steps": msg("steps"), "seconds": msg("seconds"),
     "params": msg("parameters"),
 }
@@ -59,7 +61,8 @@ def comparison_table(runs: Sequence[RunRecord],
     summaries = [r.summary() for r in runs]
     rows += [[localize(title, lang),
               *[f"{s[key]:,}" if key == "params" else _cell(s[key]) for s in summaries]]
-             for key, title in SUMMARY_ROWS.items()]
+             for key, title in SUMMARY_ROWS.items()
+             if key != "accuracy" or any(s[key] is not None for s in summaries)]  # toy tasks
     return headers, rows
 
 
@@ -88,7 +91,8 @@ def compare_runs(session: Session | None, names: Sequence[str] | None, x: str):
         return (compare_figure([], x=x, lang=session.lang), note,
                 gr.Dataframe(value=[], headers=[t("setting", session.lang)]))
     unit = compare_unit(runs)
-    figure = compare_figure(val_curves(runs, unit, x), unit=unit, x=x, lang=session.lang)
+    figure = compare_figure(val_curves(runs, unit, x), unit=unit, x=x, lang=session.lang,
+                            accuracy=accuracy_curves(runs, x))
     notes = []
     if unit == "bpc":
         notes.append(t("These runs use different tokenizers, so they are compared in bits per "

@@ -12,8 +12,10 @@ import gradio as gr
 
 from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, load_files
 from playground.i18n import localize, msg, t
+from playground.tasks import TASKS, task_corpus, task_note
 from playground.ui.lang import tr
 from playground.ui.session import Session, default_corpus, ensure, friendly_errors
+from playground.ui.settings import PageSettings
 
 SOURCES = ("Tiny Shakespeare", "Upload files", "Paste text")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # per file and in all; launch(max_file_size=...) matches it
@@ -73,6 +75,18 @@ def choose_source(session: Session | None, source: str):
     return (ensure(session), gr.skip(), gr.skip(), *shows)
 
 
+@friendly_errors
+def use_task(session: Session | None, name: str):
+    """Make the toy task ``name`` the corpus and its preset the training settings: (session,
+    summary, preview, note, *every setting's value)."""
+    session = ensure(session)
+    task = TASKS[name]
+    session.corpus = task_corpus(name)
+    settings = PageSettings.from_configs(task.preset.model, task.preset.train).as_list()
+    return (session, corpus_summary(session.corpus, session.lang),
+            session.corpus.preview(PREVIEW_CHARS), task_note(task, session.lang), *settings)
+
+
 @dataclass
 class CorpusTab:
     """The Corpus tab's widgets that other tabs use."""
@@ -80,6 +94,8 @@ class CorpusTab:
     source: gr.Radio  # the share link reads and restores it
     summary: gr.Markdown  # written on page load and on a language switch, in that language
     preview: gr.Textbox
+    task: gr.Dropdown  # a toy task: app.py wires it to the training settings too
+    task_note: gr.Markdown
 
 
 def build(session: gr.State) -> CorpusTab:
@@ -96,6 +112,9 @@ def build(session: gr.State) -> CorpusTab:
     pasted = gr.Textbox(label=tr("corpus_paste_label"), lines=8, visible=False,
                         info=tr("corpus_paste_info"), placeholder=tr("corpus_paste_placeholder"))
     paste_btn = gr.Button(tr("corpus_paste_button"), visible=False)
+    task = gr.Dropdown(list(TASKS), value=None, label=tr("corpus_task"),
+                       info=tr("corpus_task_info"), elem_id="corpus-task")
+    task_note = gr.Markdown()
     summary = gr.Markdown()
     preview = gr.Textbox(label=tr("corpus_preview_label"), lines=12, max_lines=12,
                          interactive=False, buttons=["copy"])
@@ -107,5 +126,6 @@ def build(session: gr.State) -> CorpusTab:
                  concurrency_limit=None, api_name="use_uploaded_corpus", api_visibility="private")
     paste_btn.click(use_corpus, [session, source, files, pasted], [session, summary, preview],
                     concurrency_limit=None, api_name="use_corpus")
-    return CorpusTab(source=source, summary=summary, preview=preview)
+    return CorpusTab(source=source, summary=summary, preview=preview, task=task,
+                     task_note=task_note)
 

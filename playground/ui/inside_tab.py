@@ -35,6 +35,7 @@ from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.generate import generate_text
 from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.insight.diagram import diagram_html
+from playground.insight.head_steps import head_arithmetic, head_steps, step_markdown
 from playground.insight.embedding_map import (EmbeddingMap, describe_map, embedding_figure,
                                               embedding_map, token_counts)
 from playground.insight.lens import (ForwardPass, attention_row_figure, distribution_figure,
@@ -50,6 +51,7 @@ from playground.trained import TrainedModel
 from playground.ui.session import Session, ensure
 from playground.ui.settings import PageSettings, takes_settings
 from playground.runtime.fairshare import in_turns
+from playground.tasks import best_head, task_of, task_text
 
 log = logging.getLogger("playground.ui")
 
@@ -109,6 +111,33 @@ def _problem(error: Exception, lang: str) -> str:
              "made so far was lost; try again, or change the settings.", lang)
 
 
+# --- one head's arithmetic --------------------------------------------------------------------
+
+def show_head_step(session: Session | None, prompt: str, position: float, layer: float | None,
+                   head: float | None, index: int, move: int):
+    """Step ``index + move`` of one head's arithmetic at the forward pass's position:
+    (index, layer, head, Markdown). A toy task's model starts on the head that shows its
+    pattern (``tasks.best_head``)."""
+    session = ensure(session)
+    trained, note = _model_or_note(session)
+    if trained is None:
+        return index, layer, head, note
+    cfg = trained.model_config
+    if layer is None or head is None:
+        task = task_of(trained.corpus)
+        found = best_head(task, trained.model, trained.tokenizer) if task else None
+        layer, head = found[:2] if found else (0, 0)
+    layer, head = min(max(int(layer), 0), cfg.n_layer - 1), min(max(int(head), 0), cfg.n_head - 1)
+    text = prompt if prompt and prompt.strip() else default_prompt(session)
+    try:
+        steps = head_steps(head_arithmetic(trained.model, trained.tokenizer, text, layer, head,
+                                           int(position or 0)))
+    except Exception as error:  # noqa: BLE001 (a prompt the tokenizer cannot read, say)
+        return index, layer, head, _problem(error, session.lang)
+    index = min(max(int(index or 0) + int(move), 0), len(steps) - 1)
+    return index, layer, head, step_markdown(steps, index, session.lang)
+
+
 # --- the diagram ------------------------------------------------------------------------------
 
 @takes_settings
@@ -137,6 +166,9 @@ def default_prompt(session: Session) -> str:
     """The last prompt generated from, else the first line of the corpus the model read."""
     if session.trained is None:
         return ""
+    task = task_of(session.trained.corpus)
+    if task is not None:  # a toy task's model: a held-out problem with its answer
+        return task_text(task)
     corpus = session.trained.corpus or session.corpus_or_default()
     text = session.last_prompt or corpus.text[:200].split("\n\n")[0]
     tokenizer = session.trained.tokenizer
@@ -548,6 +580,17 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
         sampling_line = gr.Markdown(elem_id="inside-sampling-line")
         distribution = gr.Plot(label=tr("inside_distribution"), elem_id="inside-distribution")
 
+    with gr.Accordion(tr("inside_head_title"), open=True):
+        gr.Markdown(tr("inside_head_intro"))
+        with gr.Row(equal_height=False):
+            head_layer = gr.Number(None, precision=0, minimum=0, label=tr("layer"), min_width=90)
+            head_head = gr.Number(None, precision=0, minimum=0, label=tr("head"), min_width=90)
+            head_prev = gr.Button(tr("inside_head_prev"), min_width=90, elem_id="inside-head-prev")
+            head_next = gr.Button(tr("inside_head_next"), variant="primary", min_width=90,
+                                  elem_id="inside-head-next")
+        head_index = gr.State(-1)  # the step shown: Next from -1 is the first
+        head_view = gr.Markdown(elem_id="inside-head-step")
+
     with gr.Accordion(tr("inside_timeline_title"), open=True):
         gr.Markdown(tr("inside_timeline_intro"))
         timeline = gr.HTML(elem_id="inside-timeline")
@@ -599,6 +642,10 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
                      **compute)
     step_stop.click(train_tab.stop_training, session, None, concurrency_limit=None,
                     api_visibility="private", show_progress="hidden")
+    for button, move in ((head_prev, -1), (head_next, 1)):
+        button.click(show_head_step, [session, prompt, position, head_layer, head_head, head_index,
+                                      gr.State(move)],
+                     [head_index, head_layer, head_head, head_view], **redraw)
     map_button.click(in_turns(run_embedding_map), [session, view], [view, embedding, map_caption],
                      show_progress_on=[map_caption], api_name="inside_embedding_map", **compute)
     return InsideTab(diagram=diagram)

@@ -44,6 +44,9 @@ EN: dict[str, str] = {
     "corpus_paste_info": "Any language works; a few thousand characters or more trains best.",
     "corpus_paste_placeholder": "Paste text here, then press 'Use pasted text'.",
     "corpus_paste_button": "Use pasted text",
+    "corpus_task": "Or a toy task",
+    "corpus_task_info": "Problems with one right answer whose attention you can predict: copy, "
+                        "reverse, sort, add, brackets, lookup.",
     # --- tokenizer ----------------------------------------------------------------------------
     "tokenizer_intro": "A tokenizer cuts text into the pieces (tokens) the model reads and "
                        "writes. Train one on your corpus.",
@@ -300,6 +303,13 @@ EN: dict[str, str] = {
     "inside_top_k_info": "Keep only the k likeliest tokens (0: off).",
     "inside_top_p_info": "Keep the likeliest tokens that hold this much probability (1: off).",
     "inside_distribution": "The next token: the model's chances and what sampling draws from",
+    "inside_head_title": "One head's arithmetic, step by step",
+    "inside_head_intro": "Pick a layer and a head; the position is the forward pass's above. "
+                         "Next walks through what that head computes there, with the model's "
+                         "own numbers: query, keys, dot products, √d_k, mask, softmax, values, "
+                         "and what it adds to the residual stream.",
+    "inside_head_prev": "◀ Previous",
+    "inside_head_next": "Next ▶",
     "inside_timeline_title": "What the model learned over time",
     "inside_timeline_intro": "At every evaluation the run writes a sample from the same start "
                              "with the same seed, so the rows differ only by what the model "
@@ -442,6 +452,8 @@ ZH_CN: dict[str, str] = {
     "corpus_paste_info": "任何语言都可以；几千个字符以上训练效果最好。",
     "corpus_paste_placeholder": "在这里粘贴文本，然后点击“使用粘贴的文本”。",
     "corpus_paste_button": "使用粘贴的文本",
+    "corpus_task": "或者一个小任务",
+    "corpus_task_info": "只有一个正确答案、能预先猜到注意力模式的题目：复制、倒序、排序、加法、括号、查表。",
     # --- tokenizer ----------------------------------------------------------------------------
     "tokenizer_intro": "分词器把文本切成模型读写的小块（词元，token）。在你的语料上训练一个。",
     "tokenizer_kind": "分词器类型",
@@ -655,6 +667,12 @@ ZH_CN: dict[str, str] = {
     "inside_top_k_info": "只保留最可能的 k 个词元（0：关闭）。",
     "inside_top_p_info": "保留概率合计达到这个值的最可能的词元（1：关闭）。",
     "inside_distribution": "下一个词元：模型给的概率，以及采样实际抽取的分布",
+    "inside_head_title": "一个注意力头的算术，一步一步",
+    "inside_head_intro": "选一层和一个头；位置就是上面前向计算里选的那个。点“下一步”，用模型自己的数"
+                         "一步步看这个头在那里算了什么：查询、键、点积、√d_k、掩码、softmax、值，以及它加到"
+                         "残差流里的东西。",
+    "inside_head_prev": "◀ 上一步",
+    "inside_head_next": "下一步 ▶",
     "inside_timeline_title": "模型随时间学到了什么",
     "inside_timeline_intro": "每次评估时，运行都会从同样的开头、用同样的种子写一段样本，所以各行之间"
                              "只差在模型那时学到了多少：从上往下读，旁边是写下每一行时的验证损失。",

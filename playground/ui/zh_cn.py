@@ -185,6 +185,7 @@ ZH_CN: dict[str, str] = {
     # --- 6 · compare runs -------------------------------------------------------------------------
     "setting": "设置",
     "final validation loss": "最终验证损失",
+    "final held-out accuracy": "最终留出集准确率",
     "final bits per character": "最终每字符比特数",
     "steps": "步数",
     "parameters": "参数量",

@@ -36,9 +36,19 @@ def run(name="", tokenizer="char", history=EVALS, **changes):
 
 def test_a_record_keeps_its_final_figures():
     r = run("a")
-    assert r.summary() == {"name": "a", "val_loss": 2.9, "val_bpc": 4.18, "steps": 50,
-                           "seconds": 4.5, "params": 1234}
+    assert r.summary() == {"name": "a", "val_loss": 2.9, "val_bpc": 4.18, "accuracy": None,
+                           "steps": 50, "seconds": 4.5, "params": 1234}
     assert r.vocab_size == 65
+
+
+def test_a_toy_tasks_accuracy_is_its_last_evaluations_and_a_curve_to_compare():
+    from playground.insight.runs import accuracy_curves
+
+    task = [EvalRecord(0, 0, 2.0, 2.0, 2.9, 2.9, 0.1, None, 0.0),
+            EvalRecord(100, 6400, 1.0, 1.1, 1.5, 1.6, 9.0, None, 0.62)]
+    a, b = run("a", history=task), run("b")
+    assert a.summary()["accuracy"] == 0.62 and b.summary()["accuracy"] is None
+    assert accuracy_curves([a, b]) == [("a", [0, 100], [0.0, 0.62])]
 
 
 def test_a_record_copies_the_history_so_later_changes_do_not_leak_in():
