@@ -33,9 +33,8 @@ APP_START_S = 300.0  # the app's launch, its warm-up included, on a busy machine
 # the app as ``app.py`` serves it; "before" keeps every handler's compute in its own thread
 _APP = """
 import sys
-from playground.runtime import compute
-if sys.argv[1] == "before":
-    compute.enable = lambda: None
+from playground.runtime import hosting
+hosting.use(hosting.Hosting.from_env({"PLAYGROUND_COMPUTE_THREAD": "0" if sys.argv[1] == "before" else "1"}))
 from playground.ui.app import build_demo, launch
 launch(build_demo(), server_port=int(sys.argv[2]), quiet=True)
 """

@@ -94,6 +94,9 @@ class Hosting:
     # client is the one that many from the right (what a client writes itself is further left)
     proxy_hops: int = field(default=1, **_env("PLAYGROUND_PROXY_HOPS"))
     allow_compile: bool = field(default=False, **_env("PLAYGROUND_ALLOW_COMPILE"))  # "1"
+    # the server computes on one thread (runtime.compute): faster on quiet cores, far slower
+    # when another process shares them (docs/PERFORMANCE.md, "The page's compute thread")
+    compute_thread: bool = field(default=False, **_env("PLAYGROUND_COMPUTE_THREAD"))  # "1"
     max_run_s: float | None = field(default=None, **_env("PLAYGROUND_MAX_RUN_S"))
     max_estimate_s: float | None = field(default=None, **_env("PLAYGROUND_MAX_ESTIMATE_S"))
     max_model_mb: float | None = field(default=None, **_env("PLAYGROUND_MAX_MODEL_MB"))
@@ -114,7 +117,8 @@ class Hosting:
     server_port: int = field(default=PORT, **_env("GRADIO_SERVER_PORT"))
 
     def __post_init__(self):
-        for name in ("force_shared", "trust_proxy", "allow_compile", "on_zero_gpu"):
+        for name in ("force_shared", "trust_proxy", "allow_compile", "compute_thread",
+                     "on_zero_gpu"):
             self._require(name, isinstance(getattr(self, name), bool), "1 or unset")
         for name in ("space_id", "system", "server_name"):
             self._require(name, getattr(self, name) is None or isinstance(getattr(self, name), str),
@@ -195,6 +199,7 @@ class Hosting:
             trust_proxy=env.get("PLAYGROUND_TRUST_PROXY") == "1",
             proxy_hops=min(16, max(1, _whole(env.get("PLAYGROUND_PROXY_HOPS"), 1))),
             allow_compile=env.get("PLAYGROUND_ALLOW_COMPILE") == "1",
+            compute_thread=env.get("PLAYGROUND_COMPUTE_THREAD") == "1",
             max_run_s=_limit(env.get("PLAYGROUND_MAX_RUN_S"), RUN_CAP_S if shared else None),
             max_estimate_s=_limit(env.get("PLAYGROUND_MAX_ESTIMATE_S"),
                                   ESTIMATE_CAP_S if shared else None),

@@ -152,13 +152,16 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
     after its last change (default ``Hosting.session_ttl_s``, ``PLAYGROUND_SESSION_TTL_S``) or
     when its tab closes (a page's session with work in it after a grace period, for a reload to
     find it: ``reattach``). ``PLAYGROUND_CONCURRENCY`` (``Hosting.concurrency``) jobs compute
-    at once; any number of runs, up to ``Hosting.max_runs``, take turns. From here on the
-    process computes on one thread (``compute.enable``)."""
-    # every handler's compute on one thread, whichever worker thread asks: then one OpenMP
-    # pool (two made each step of a run ~1.6x slower, ``compute``); enabled before the page
-    # is built, which probes the CPU's bf16 speed
-    compute.enable()
+    at once; any number of runs, up to ``Hosting.max_runs``, take turns. With
+    ``PLAYGROUND_COMPUTE_THREAD=1`` the process computes on one thread from here on
+    (``compute.enable``)."""
     host = hosting.current()
+    # every handler's compute on one thread, whichever worker thread asks: then one OpenMP
+    # pool (two made each step ~1.6x slower on quiet cores, ``compute``), but one that spins
+    # (cores shared with another process made it 5x slower: docs/PERFORMANCE.md); enabled
+    # before the page is built, which probes the CPU's bf16 speed
+    if host.compute_thread:
+        compute.enable()
     limit = host.concurrency
     fairshare.configure(limit)  # jobs computing at once; every run and job takes turns
     ttl = host.session_ttl_s if session_ttl_s is None else session_ttl_s
