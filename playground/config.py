@@ -21,6 +21,7 @@ from typing import Any
 
 from playground.i18n import msg
 
+BIGRAM_MAX_ROWS = 16_384  # the bigram table's rows at most: 128 wide, 2M numbers
 POSITIONS = ("learned", "sinusoidal", "rope", "none")
 NORMS = ("layernorm", "rmsnorm")
 NORM_PLACEMENTS = ("pre", "post")
@@ -98,6 +99,18 @@ class ModelConfig:
     # numbers are the previous position's (RWKV's token shift): a character model gets the
     # letter before for free instead of spending a head on it, with no weights added
     token_shift: bool = False
+    # an embedding of each (previous token, token) pair added to the token's own embedding (the
+    # bigram embedding of the modded-nanogpt speedrun): which two letters come in a row is most
+    # of what a character model learns first, and here it is one table look-up. One row per
+    # pair up to BIGRAM_MAX_ROWS rows (a character vocabulary's 65 x 65 fit), hashed beyond
+    bigram: bool = False
+    # a token embedding of its own per layer, added to the attention's values (modded-nanogpt's
+    # value embeddings): every layer's heads can pass on which token sits where, not only what
+    # the residual stream still says about it
+    value_embed: bool = False
+    # squash the logits smoothly into (-logit_softcap, logit_softcap) with cap * tanh(x / cap),
+    # as Gemma 2 and modded-nanogpt do: a confident model cannot push them without bound. 0: off
+    logit_softcap: float = 0.0
     rope_base: float = 10000.0
     norm_eps: float = 1e-5
 
@@ -111,6 +124,7 @@ class ModelConfig:
         _check_float("mlp_ratio", self.mlp_ratio, 0.25, 64.0)
         _check_float("rope_base", self.rope_base, 2.0, 1e9)
         _check_float("norm_eps", self.norm_eps, 1e-12, 1e-1)
+        _check_float("logit_softcap", self.logit_softcap, 0.0, 1e4)
         _check_choice("pos", self.pos, POSITIONS)
         _check_choice("norm", self.norm, NORMS)
         _check_choice("norm_placement", self.norm_placement, NORM_PLACEMENTS)
@@ -169,9 +183,16 @@ class TrainConfig:
     # it by the same factor as lr (warmup, cosine to min_lr / lr of it)
     muon_lr: float = 0.02
     muon_momentum: float = 0.95  # Muon's momentum (Nesterov); AdamW keeps beta1 and beta2
+    # Newton-Schulz with the Polar Express coefficients (Amsel et al., 2025: one set per
+    # iteration, each the best for the spread of singular values left), not torch's one set
+    # for every iteration: the same five iterations come closer to an orthogonal step
+    polar_express: bool = False
     label_smoothing: float = 0.0
     eval_interval: int = 250  # steps between evaluations of train and validation loss
     eval_iters: int = 20  # batches averaged per evaluation
+    # batches of the evaluation at step 0 only (0: eval_iters, like every other): a new model's
+    # loss is about ln(vocab_size) on any batch, so a few measure it as well as many
+    first_eval_iters: int = 0
     sample_tokens: int = 0  # tokens of sample text generated at each evaluation (0: none)
     val_fraction: float = 0.1  # the last 10% of the text is held out, as in nanoGPT
     seed: int = 1337
@@ -203,6 +224,7 @@ class TrainConfig:
         _check_float("label_smoothing", self.label_smoothing, 0.0, 0.9)
         _check_int("eval_interval", self.eval_interval, 1, 10_000_000)
         _check_int("eval_iters", self.eval_iters, 1, 10_000)
+        _check_int("first_eval_iters", self.first_eval_iters, 0, 10_000)
         _check_int("sample_tokens", self.sample_tokens, 0, SAMPLE_RANGES["max_new_tokens"][1])
         _check_float("val_fraction", self.val_fraction, 0.01, 0.5)
         _check_int("seed", self.seed, 0, 2**63 - 1)
