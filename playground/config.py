@@ -336,14 +336,16 @@ _TINY_TRAIN = TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, wa
 # bf16 autocast slows a model this narrow down on CPUs, AMX ones included (measured). The
 # token shift (quick's) pays most of all: at 300 steps 1.78 against 1.86, at no cost a step
 # (make bench, section ablations, 2026-12-02), so 180 steps end where 300 did without it
-# (170 steps: 1.864, 1.873, 1.867 at seeds 1337, 1, 2; 150: 1.886, too near).
+# (170 steps: 1.864, 1.873, 1.867 at seeds 1337, 1, 2; 150: 1.886, too near). The evaluation
+# before the first step takes 5 batches of each split, not 50: it only measures a random
+# model's loss (about ln 65 = 4.17), and 100 batches of it were 6-12% of the run's time.
 _SPEEDRUN_MODEL = ModelConfig(block_size=32, n_layer=2, n_head=4, n_embd=128, dropout=0.0,
                               pos="rope", activation="relu2", qk_norm=True, mlp_ratio=2.0,
                               token_shift=True)
 _SPEEDRUN_TRAIN = TrainConfig(max_steps=180, batch_size=32, lr=4e-3, min_lr=4e-4, warmup_steps=5,
                               beta2=0.99, optimizer="muon", muon_lr=0.02, muon_momentum=0.8,
-                              eval_interval=180, eval_iters=50, sample_tokens=200,
-                              dtype="float32")
+                              eval_interval=180, eval_iters=50, first_eval_iters=5,
+                              sample_tokens=200, dtype="float32")
 
 PRESETS: dict[str, Preset] = {
     p.name: p

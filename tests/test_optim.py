@@ -336,7 +336,9 @@ def test_polar_express_coefficients_bring_every_singular_value_near_one():
         exact = x.mT if u.size(0) > u.size(1) else x
         assert (o.double() - exact).norm() / exact.norm() < 1e-4
         singular = torch.linalg.svdvals(o.double())
-        assert 0.5 < singular.min() and singular.max() < 1.2
+        assert singular.max() < 1.15
+        if u.size(0) != u.size(1):  # a square Gaussian has singular values near 0, far below 1e-3
+            assert singular.min() > 0.84
 
 
 def test_polar_express_is_the_trainers_switch():
