@@ -197,6 +197,20 @@ def ablation_variants(model: ModelConfig, train: TrainConfig) -> dict[str, tuple
         variants["with token shift"] = (replace(model, token_shift=True), train)
     if model.pos == "rope":
         variants["learned positions instead of RoPE"] = (replace(model, pos="learned"), train)
+    # issue 26's candidates: undone where the recipe has them, tried where it has not
+    for name, field, on in [("bigram embedding", "bigram", True),
+                            ("value embeddings", "value_embed", True),
+                            ("logit soft-cap 15", "logit_softcap", 15.0)]:
+        if getattr(model, field):
+            variants[f"no {name}"] = (replace(model, **{field: type(on)()}), train)
+        else:
+            variants[f"with {name}"] = (replace(model, **{field: on}), train)
+    if train.optimizer == "muon":
+        if train.polar_express:
+            variants["torch's Newton-Schulz instead of Polar Express"] = (
+                model, replace(train, polar_express=False))
+        else:
+            variants["with Polar Express"] = (model, replace(train, polar_express=True))
     return variants
 
 

@@ -25,7 +25,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from playground.config import ModelConfig, TrainConfig
+from playground.config import BIGRAM_MAX_ROWS, ModelConfig, TrainConfig
 from playground.i18n import msg
 
 # ---------------------------------------------------------------------------------------------
@@ -204,6 +204,7 @@ class KVCache:
 
     def __init__(self, layers: list[LayerKVCache]):
         self.layers = layers
+        self.last_token: torch.Tensor | None = None  # (B, 1): the bigram's previous token
 
     @property
     def length(self) -> int:
@@ -235,10 +236,13 @@ class CausalSelfAttention(nn.Module):
         self.attn_dropout = Dropout(cfg.dropout)  # on the weights: training takes the explicit path
         self.resid_dropout = Dropout(cfg.dropout)
 
-    def forward(self, x, cache: LayerKVCache | None = None, return_attn: bool = False):
+    def forward(self, x, cache: LayerKVCache | None = None, return_attn: bool = False,
+                value: torch.Tensor | None = None):
         B, T, C = x.shape
         start = cache.length if cache is not None else 0
         q, k, v = self.qkv(x).split(C, dim=2)  # 3 x (B, T, C)
+        if value is not None:  # the layer's value embedding of each token (value_embed)
+            v = v + value
         q, k, v = (t.view(B, T, self.n_head, self.head_size).transpose(1, 2) for t in (q, k, v))
         q, k = self.q_norm(q), self.k_norm(k)  # (B, nh, T, hs); identities without qk_norm
         if self.rotary is not None:
@@ -348,6 +352,70 @@ class TokenShift(nn.Module):
 
 
 # ---------------------------------------------------------------------------------------------
+# Extra embeddings of the tokens: of each pair in a row (bigram), and per layer for the values
+
+
+class BigramEmbedding(nn.Module):
+    """A vector per (previous token, token) pair, added to the token's embedding (the bigram
+    embedding of the modded-nanogpt speedrun). Pair (p, t) takes row p * V + t, modulo the
+    table's rows when V² is more than ``BIGRAM_MAX_ROWS``; the first position, with no token
+    before it, takes the last row, which stays zero. Every row starts at zero, so a new model
+    predicts as it would without the table. With a KV cache the last token fed stands in for
+    the one before, as the token shift does.
+
+    >>> bigram = BigramEmbedding(ModelConfig(vocab_size=3, n_embd=2, n_head=1))
+    >>> bigram.rows, bigram.pairs(torch.tensor([[2, 0, 1]])).tolist()
+    (9, [[9, 6, 1]])
+    """
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.vocab_size = cfg.vocab_size
+        self.rows = min(cfg.vocab_size ** 2, BIGRAM_MAX_ROWS)
+        self.weight = nn.Parameter(torch.zeros(self.rows + 1, cfg.n_embd))  # the last: no pair
+
+    def pairs(self, idx: torch.Tensor, previous: torch.Tensor | None = None) -> torch.Tensor:
+        """The row of each position's pair: (B, T) token ids in, (B, T) row numbers out."""
+        before = F.pad(idx[:, :-1], (1, 0), value=-1)  # (B, T): position t gets t - 1's token
+        if previous is not None:
+            before[:, :1] = previous
+        rows = (before * self.vocab_size + idx) % self.rows
+        return rows.masked_fill(before < 0, self.rows)
+
+    def forward(self, idx: torch.Tensor, previous: torch.Tensor | None = None) -> torch.Tensor:
+        # the padding row gets no gradient, so it stays the zero vector "no token before"
+        return F.embedding(self.pairs(idx, previous), self.weight, padding_idx=self.rows)
+
+
+class ValueEmbeddings(nn.Module):
+    """One token embedding per layer, added to that layer's attention values (modded-nanogpt's
+    value embeddings), all zero at first. ``forward`` gives the n_layer tensors (B, T, C)."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(cfg.n_layer, cfg.vocab_size, cfg.n_embd))
+
+    def forward(self, idx: torch.Tensor) -> list[torch.Tensor]:
+        return [F.embedding(idx, table) for table in self.weight]
+
+
+class SoftCap(nn.Module):
+    """cap * tanh(x / cap): about x for small x, never beyond ±cap (Gemma 2's
+    ``final_logit_softcapping``).
+
+    >>> SoftCap(10.0)(torch.tensor([0.5, 100.0]))
+    tensor([ 0.4996, 10.0000])
+    """
+
+    def __init__(self, cap: float):
+        super().__init__()
+        self.cap = cap
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.cap * torch.tanh(x / self.cap)
+
+
+# ---------------------------------------------------------------------------------------------
 # Blocks: attention then feed-forward, each with a residual connection and a norm.
 
 
@@ -367,8 +435,9 @@ class PreNormBlock(nn.Module):
     def _shifted(self, shift: TokenShift | None, x, cache):
         return x if shift is None else shift(x, cache)
 
-    def forward(self, x, cache=None, return_attn=False):
-        y, att = self.attn(self._shifted(self.shift_1, self.ln_1(x), cache), cache, return_attn)
+    def forward(self, x, cache=None, return_attn=False, value=None):
+        y, att = self.attn(self._shifted(self.shift_1, self.ln_1(x), cache), cache, return_attn,
+                           value)
         x = x + y
         return x + self.mlp(self._shifted(self.shift_2, self.ln_2(x), cache)), att
 
@@ -376,8 +445,8 @@ class PreNormBlock(nn.Module):
 class PostNormBlock(PreNormBlock):
     """norm(x + f(x)): the norm follows each residual sum (the 2017 paper)."""
 
-    def forward(self, x, cache=None, return_attn=False):
-        y, att = self.attn(self._shifted(self.shift_1, x, cache), cache, return_attn)
+    def forward(self, x, cache=None, return_attn=False, value=None):
+        y, att = self.attn(self._shifted(self.shift_1, x, cache), cache, return_attn, value)
         x = self.ln_1(x + y)
         return self.ln_2(x + self.mlp(self._shifted(self.shift_2, x, cache))), att
 
@@ -407,6 +476,10 @@ class GPT(nn.Module):
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
         if cfg.tie_weights:
             self.lm_head.weight = self.tok_emb.weight  # one matrix reads and writes tokens
+        self.softcap = SoftCap(cfg.logit_softcap) if cfg.logit_softcap else nn.Identity()
+        # zero tables, built last: every other weight takes the random numbers it takes without
+        self.bigram = BigramEmbedding(cfg) if cfg.bigram else None
+        self.value_embeds = ValueEmbeddings(cfg) if cfg.value_embed else None
         self.apply(self._init_weights)
         # GPT-2 scales the projections that write into the residual stream by 1/sqrt(2 n_layer),
         # which keeps its variance from growing with depth; redrawn in a second pass, in
@@ -447,7 +520,7 @@ class GPT(nn.Module):
         label_smoothing: float = 0.0,
     ) -> ModelOutput:
         hidden, attn = self.residual_stream(idx, cache=cache, return_attn=return_attn)
-        logits = self.lm_head(self.ln_f(hidden[-1]))  # (B, T, V)
+        logits = self.head(hidden[-1])  # (B, T, V)
         loss = None
         if targets is not None:
             loss = F.cross_entropy(
@@ -456,6 +529,10 @@ class GPT(nn.Module):
                 label_smoothing=label_smoothing,
             )
         return ModelOutput(logits, loss, attn if return_attn else None)
+
+    def head(self, hidden: torch.Tensor) -> torch.Tensor:
+        """Logits (B, T, V) from a residual stream (B, T, C): final norm, head, soft-cap."""
+        return self.softcap(self.lm_head(self.ln_f(hidden)))
 
     def residual_stream(self, idx: torch.Tensor, *, cache: KVCache | None = None,
                         return_attn: bool = False) -> tuple[list[torch.Tensor], list]:
@@ -479,11 +556,18 @@ class GPT(nn.Module):
                                  "(block_size); it was given {n}. Crop the input to the last "
                                  "{block_size} tokens.", block_size=self.config.block_size,
                                  n=start + T))
-        x = self.drop(self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T))  # (B, T, C)
+        x = self.tok_emb(idx) * self.emb_scale + self.pos_emb(start, T)  # (B, T, C)
+        if self.bigram is not None:
+            x = x + self.bigram(idx, cache.last_token if cache is not None else None)
+        if cache is not None:
+            cache.last_token = idx[:, -1:]
+        x = self.drop(x)
         layer_caches = cache.layers if cache is not None else [None] * len(self.blocks)
+        values = (self.value_embeds(idx) if self.value_embeds is not None
+                  else [None] * len(self.blocks))
         hidden, attn = [x], []  # the tensors autograd keeps anyway: holding them costs nothing
-        for block, layer_cache in zip(self.blocks, layer_caches):
-            x, att = block(x, layer_cache, return_attn)
+        for block, layer_cache, value in zip(self.blocks, layer_caches, values):
+            x, att = block(x, layer_cache, return_attn, value)
             hidden.append(x)
             attn.append(att)
         return hidden, attn

@@ -634,13 +634,14 @@ class Trainer:
         """``evaluate`` as a generator: an ``EvalProgress`` after each batch when ``progress``;
         returns (train, val)."""
         cfg = self.config
-        total = 2 * cfg.eval_iters
+        iters = cfg.first_eval_iters if self.step == 0 and cfg.first_eval_iters else cfg.eval_iters
+        total = 2 * iters
         self.model.eval()
         try:
             means = []
             for ids in (self.train_ids, self.val_ids):
-                losses = torch.zeros(cfg.eval_iters, device=self.device)
-                for i in range(cfg.eval_iters):
+                losses = torch.zeros(iters, device=self.device)
+                for i in range(iters):
                     # every process must run every batch of a collective evaluation
                     if self._stop.is_set() and not self.dist.enabled:
                         raise _EvalStopped
@@ -649,7 +650,7 @@ class Trainer:
                     with autocast_context(self.device, self.dtype):
                         losses[i] = self._forward(x, y)[1]
                     if progress:
-                        yield EvalProgress(self.step, len(means) * cfg.eval_iters + i + 1, total)
+                        yield EvalProgress(self.step, len(means) * iters + i + 1, total)
                 means.append(losses.mean())
         finally:
             self.model.train()

@@ -145,6 +145,7 @@ def test_save_then_load_reproduces_logits_exactly(tmp_path, tokenizers, tiny_tex
          tie_weights=False),
     dict(pos="learned", norm_placement="post", qk_norm=True, bias=True, zero_init=True,
          token_shift=True),
+    dict(pos="rope", token_shift=True, bigram=True, value_embed=True, logit_softcap=10.0),
 ])
 def test_every_architecture_variant_round_trips(tmp_path, char_tok, variant):
     model = make_model(char_tok.vocab_size, **variant)

@@ -66,9 +66,11 @@ def test_cached_generation_equals_uncached_past_the_context(char_tok, pos):
                                     dict(qk_norm=True, pos="rope"),
                                     dict(zero_init=True, tie_weights=False),
                                     dict(token_shift=True, pos="rope"),
-                                    dict(token_shift=True, norm_placement="post")],
+                                    dict(token_shift=True, norm_placement="post"),
+                                    dict(bigram=True, value_embed=True, logit_softcap=5.0,
+                                         token_shift=True, pos="rope")],
                          ids=["relu2", "qk_norm", "qk_norm-rope", "zero_init", "token_shift",
-                              "token_shift-post"])
+                              "token_shift-post", "bigram-value_embed-softcap"])
 def test_cached_generation_equals_uncached_with_each_switch(char_tok, switch):
     model = _model(char_tok, **switch)
     with torch.no_grad():  # weights spread wide, so the greedy path varies (a zero head would not)

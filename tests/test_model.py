@@ -8,9 +8,10 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from playground.config import ConfigError, ModelConfig
+from playground.config import BIGRAM_MAX_ROWS, ConfigError, ModelConfig
 from playground.i18n import error_text
-from playground.model import GPT, TokenShift, count_params, estimate_memory, flops_per_token
+from playground.model import (GPT, BigramEmbedding, SoftCap, TokenShift, count_params, estimate_memory,
+                              flops_per_token)
 
 from checks import CJK
 
@@ -209,6 +210,13 @@ VARIANTS += [
          token_shift=True),
     dict(pos="sinusoidal", norm="rmsnorm", norm_placement="pre", activation="gelu",
          tie_weights=True, bias=False, scale_embedding=True, qk_norm=False, zero_init=True),
+    # the bigram and value embeddings (zero tables, made non-zero by _model) and the soft-cap
+    dict(pos="rope", norm="rmsnorm", norm_placement="pre", activation="relu2", tie_weights=True,
+         bias=False, scale_embedding=False, qk_norm=True, token_shift=True, bigram=True,
+         value_embed=True, logit_softcap=15.0),
+    dict(pos="learned", norm="layernorm", norm_placement="post", activation="gelu",
+         tie_weights=False, bias=True, scale_embedding=False, bigram=True, value_embed=True,
+         logit_softcap=2.0),
 ]
 
 
@@ -217,7 +225,7 @@ def _model(variant: dict) -> GPT:
     values, as after a few steps of training: blocks that write zeros would pass any check."""
     torch.manual_seed(0)
     model = GPT(ModelConfig(**SIZE, **variant))
-    if model.config.zero_init:
+    if model.config.zero_init or model.config.bigram or model.config.value_embed:
         with torch.no_grad():
             for p in model.parameters():
                 if not p.any():
@@ -414,3 +422,86 @@ def test_token_shift_gives_half_of_each_position_the_numbers_of_the_one_before()
     shifted.load_state_dict(plain.state_dict())  # the same weights: only the shift differs
     idx = torch.randint(0, SIZE["vocab_size"], (1, 12))
     assert not torch.allclose(plain(idx).logits, shifted(idx).logits)
+
+
+def test_logit_softcap_matches_transformers_gemma2():
+    """``SoftCap`` is Gemma 2's ``final_logit_softcapping``: the same `transformers` model with
+    and without it gives logits that our soft-cap maps one onto the other."""
+    hf_cfg = transformers.Gemma2Config(
+        vocab_size=50, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+        num_attention_heads=4, num_key_value_heads=4, head_dim=8, max_position_embeddings=32,
+        final_logit_softcapping=None)
+    torch.manual_seed(0)
+    hf = transformers.Gemma2ForCausalLM(hf_cfg).eval()
+    with torch.no_grad():
+        hf.lm_head.weight.mul_(200.0)  # logits of tens, where the cap bends them
+        idx = _tokens()
+        plain = hf(idx).logits
+        hf.config.final_logit_softcapping = 4.0
+        capped = hf(idx).logits
+    assert plain.abs().max() > 8.0
+    torch.testing.assert_close(SoftCap(4.0)(plain), capped, atol=1e-5, rtol=1e-5)
+    # and the model applies it last, to the head's output, wherever it is read
+    model = GPT(ModelConfig(**SIZE, logit_softcap=3.0)).eval()
+    with torch.no_grad():
+        model.lm_head.weight.mul_(100.0)
+        hidden, _ = model.residual_stream(idx)
+        raw = model.lm_head(model.ln_f(hidden[-1]))
+        torch.testing.assert_close(model(idx).logits, 3.0 * torch.tanh(raw / 3.0))
+    assert raw.abs().max() > 3.0 >= model(idx).logits.abs().max()
+
+
+def test_bigram_rows_are_the_pairs_and_start_as_nothing():
+    """Row p * V + t for the pair (previous p, token t), hashed modulo the rows past
+    BIGRAM_MAX_ROWS, and the zero row where there is no previous token. Every row starts at
+    zero, so a new model with the table predicts exactly as the same weights without it."""
+    bigram = BigramEmbedding(ModelConfig(vocab_size=65, n_embd=8, n_head=2))
+    idx = torch.tensor([[3, 64, 0, 7]])
+    assert bigram.rows == 65 * 65
+    assert bigram.pairs(idx).tolist() == [[65 * 65, 3 * 65 + 64, 64 * 65, 7]]
+    assert bigram.pairs(idx, previous=torch.tensor([[5]])).tolist()[0][0] == 5 * 65 + 3
+    wide = BigramEmbedding(ModelConfig(vocab_size=1000, n_embd=8, n_head=2))
+    assert wide.rows == BIGRAM_MAX_ROWS
+    assert wide.pairs(torch.tensor([[999, 999]])).tolist() == [[BIGRAM_MAX_ROWS,
+                                                               (999 * 1000 + 999) % BIGRAM_MAX_ROWS]]
+    torch.manual_seed(0)
+    plain = GPT(ModelConfig(**SIZE))
+    torch.manual_seed(0)
+    with_table = GPT(ModelConfig(**SIZE, bigram=True, value_embed=True))
+    # the zero tables are made last and draw nothing: every other weight is the same draw
+    assert all(torch.equal(p, with_table.state_dict()[k]) for k, p in plain.state_dict().items())
+    idx = _tokens()
+    assert torch.equal(plain(idx).logits, with_table(idx).logits)
+    # a trained pair's row reaches exactly the positions that hold that pair
+    with torch.no_grad():
+        with_table.bigram.weight[idx[0, 0] * SIZE["vocab_size"] + idx[0, 1]] = 1.0
+    hidden, _ = with_table.residual_stream(idx)
+    pairs = with_table.bigram.pairs(idx)
+    moved = (hidden[0] - plain.residual_stream(idx)[0][0]).abs().sum(-1) > 0  # (B, T)
+    assert torch.equal(moved, pairs == pairs[0, 1])
+
+
+def test_value_embeddings_add_to_each_layers_values():
+    """A layer's value embedding of a token is added to the values attention mixes: with the
+    weights of the value projection moved into it by hand, a model without them gives the same."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(**{**SIZE, "n_layer": 1}, value_embed=True)
+    model = GPT(cfg).eval()
+    with torch.no_grad():
+        model.value_embeds.weight.normal_(0.0, 0.5)
+    idx = _tokens()
+    C = SIZE["n_embd"]
+    with torch.no_grad():
+        got = model(idx).logits
+        # by hand: the values of the attention are v(x) + table[token]
+        block = model.blocks[0]
+        x = model.tok_emb(idx) + model.pos_emb(0, idx.size(1))
+        q, k, v = block.attn.qkv(block.ln_1(x)).split(C, dim=2)
+        v = v + model.value_embeds.weight[0][idx]
+        B, T = idx.shape
+        q, k, v = (t.view(B, T, SIZE["n_head"], -1).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(B, T, C)
+        x = x + block.attn.proj(y)
+        x = x + block.mlp(block.ln_2(x))
+        expected = model.lm_head(model.ln_f(x))
+    torch.testing.assert_close(got, expected, atol=1e-5, rtol=1e-5)

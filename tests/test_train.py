@@ -687,3 +687,20 @@ def test_a_long_run_stopped_early_keeps_every_step_and_long_histories_are_thinne
     again.load_state_dict(state)
     list(again.run(max_steps=27))
     assert kept(again.history) == kept(straight.history)
+
+
+def test_the_first_evaluation_takes_first_eval_iters_batches_and_changes_no_step():
+    """first_eval_iters sets the batches of the step-0 evaluation only; every later one takes
+    eval_iters, and the training steps (their own stream) are those of a run without it."""
+    runs = {}
+    for first in (0, 1):
+        torch.manual_seed(0)
+        trainer = make_trainer(config=tiny_config(eval_iters=3, first_eval_iters=first))
+        progress = [r for r in trainer.run(eval_progress=True) if type(r).__name__ == "EvalProgress"]
+        totals = {}
+        for p in progress:
+            totals[p.step] = p.total
+        runs[first] = (totals, step_losses(trainer.history))
+    assert runs[0][0] == {0: 6, 5: 6, 10: 6, 12: 6}
+    assert runs[1][0] == {0: 2, 5: 6, 10: 6, 12: 6}
+    assert runs[0][1] == runs[1][1]

@@ -57,6 +57,8 @@ DEFAULTS_V1: dict[str, Any] = {
     "pos": "learned", "norm": "layernorm", "norm_placement": "pre", "activation": "gelu",
     "mlp_ratio": 4.0, "tie_weights": True, "scale_embedding": False, "rope_base": 10000.0,
     "norm_eps": 1e-05, "qk_norm": False, "zero_init": False, "token_shift": False,  # added later
+    "bigram": False, "value_embed": False, "logit_softcap": 0.0, "polar_express": False,  # later
+    "first_eval_iters": 0,  # added later
     "max_steps": 2000, "batch_size": 12, "grad_accum": 1, "lr": 0.001, "min_lr": 0.0001,
     "warmup_steps": 100, "lr_decay_steps": 0, "weight_decay": 0.1, "beta1": 0.9, "beta2": 0.99,
     "grad_clip": 1.0, "optimizer": "adamw", "muon_lr": 0.02, "muon_momentum": 0.95,  # added later

@@ -263,9 +263,11 @@ class CausalSelfAttention(nn.Module):
         self.q_norm = RMSNorm(self.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
         self.k_norm = RMSNorm(self.head_size, cfg.norm_eps) if cfg.qk_norm else nn.Identity()
 
-    def forward(self, x):
+    def forward(self, x, value=None):
         B, T, C = x.shape
         q, k, v = self.qkv(x).split(C, dim=2)  # 3 x (B, T, C)
+        if value is not None:  # this layer's value embedding of each token
+            v = v + value
         q, k, v = (t.view(B, T, self.n_head, self.head_size).transpose(1, 2) for t in (q, k, v))
         q, k = self.q_norm(q), self.k_norm(k)  # (B, nh, T, hs)
         if self.rotary is not None:
@@ -335,17 +337,44 @@ class PreNormBlock(nn.Module):
         self.shift_1 = TokenShift() if cfg.token_shift else nn.Identity()
         self.shift_2 = TokenShift() if cfg.token_shift else nn.Identity()
 
-    def forward(self, x):
-        x = x + self.attn(self.shift_1(self.ln_1(x)))
+    def forward(self, x, value=None):
+        x = x + self.attn(self.shift_1(self.ln_1(x)), value)
         return x + self.mlp(self.shift_2(self.ln_2(x)))
 
 
 class PostNormBlock(PreNormBlock):
     """norm(x + f(x)): the norm follows each residual sum (the 2017 paper)."""
 
-    def forward(self, x):
-        x = self.ln_1(x + self.attn(self.shift_1(x)))
+    def forward(self, x, value=None):
+        x = self.ln_1(x + self.attn(self.shift_1(x), value))
         return self.ln_2(x + self.mlp(self.shift_2(x)))
+
+
+class BigramEmbedding(nn.Module):
+    """A vector per (previous token, token) pair: row p * V + t (modulo the rows when V² is
+    more); the first position, with no token before it, takes the last row, which is zero."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.vocab_size = cfg.vocab_size
+        self.rows = min(cfg.vocab_size ** 2, 16_384)
+        self.weight = nn.Parameter(torch.zeros(self.rows + 1, cfg.n_embd))
+
+    def forward(self, idx):
+        before = F.pad(idx[:, :-1], (1, 0), value=-1)  # (B, T): the token before each
+        rows = ((before * self.vocab_size + idx) % self.rows).masked_fill(before < 0, self.rows)
+        return self.weight[rows]  # (B, T, C)
+
+
+class ValueEmbeddings(nn.Module):
+    """One token embedding per layer, added to that layer's attention values."""
+
+    def __init__(self, cfg):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(cfg.n_layer, cfg.vocab_size, cfg.n_embd))
+
+    def forward(self, idx):
+        return [table[idx] for table in self.weight]  # n_layer x (B, T, C)
 
 
 class GPT(nn.Module):
@@ -363,13 +392,23 @@ class GPT(nn.Module):
         self.lm_head = nn.Linear(cfg.n_embd, cfg.vocab_size, bias=False)
         if cfg.tie_weights:
             self.lm_head.weight = self.tok_emb.weight
+        # settings newer than some bundles: an older bundle's config lacks them (off)
+        self.softcap = getattr(cfg, "logit_softcap", 0.0)
+        self.bigram = BigramEmbedding(cfg) if getattr(cfg, "bigram", False) else None
+        self.value_embeds = ValueEmbeddings(cfg) if getattr(cfg, "value_embed", False) else None
 
     def forward(self, idx):
         T = idx.size(1)
         x = self.tok_emb(idx) * self.emb_scale + self.pos_emb(T)  # (B, T, C)
-        for block in self.blocks:
-            x = block(x)
-        return self.lm_head(self.ln_f(x))  # (B, T, V)
+        if self.bigram is not None:
+            x = x + self.bigram(idx)
+        values = self.value_embeds(idx) if self.value_embeds is not None else [None] * len(self.blocks)
+        for block, value in zip(self.blocks, values):
+            x = block(x, value)
+        logits = self.lm_head(self.ln_f(x))  # (B, T, V)
+        if self.softcap:  # cap * tanh(x / cap): never beyond ±cap (Gemma 2)
+            logits = self.softcap * torch.tanh(logits / self.softcap)
+        return logits
 
 
 # =============================================================================================

@@ -64,7 +64,7 @@ def logit_lens(model: GPT, hidden: list[torch.Tensor]) -> list[torch.Tensor]:
 
     The last one is the model's output itself (``forward`` reads the stream the same way).
     """
-    return [model.lm_head(model.ln_f(h)) for h in hidden]
+    return [model.head(h) for h in hidden]
 
 
 @compute.routed

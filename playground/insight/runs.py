@@ -38,8 +38,9 @@ FIELD_TYPES = {f.name: str(f.type) for c in (ModelConfig, TrainConfig) for f in 
 MAX_RUNS = 20  # runs a session keeps; the oldest go first (each holds only numbers, ~100 KB)
 # The switches the page offers for "same run, one change" first (any field works).
 ABLATIONS = ("pos", "norm_placement", "norm", "activation", "dropout", "bias", "tie_weights",
-             "scale_embedding", "qk_norm", "zero_init", "token_shift", "n_layer", "n_head", "n_embd",
-             "block_size", "lr", "optimizer", "muon_lr", "seed")
+             "scale_embedding", "qk_norm", "zero_init", "token_shift", "bigram", "value_embed",
+             "logit_softcap", "n_layer", "n_head", "n_embd", "block_size", "lr", "optimizer",
+             "muon_lr", "polar_express", "seed")
 _BOOL_WORDS = {"true": True, "yes": True, "on": True, "1": True,
                "false": False, "no": False, "off": False, "0": False}
 

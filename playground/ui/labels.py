@@ -17,11 +17,11 @@ from __future__ import annotations
 SETTING_FIELDS = (
     "vocab_size", "block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
     "norm_placement", "activation", "dropout", "bias", "tie_weights", "scale_embedding",
-    "qk_norm", "zero_init", "token_shift", "rope_base", "norm_eps",
-    "max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
+    "qk_norm", "zero_init", "token_shift", "bigram", "value_embed", "logit_softcap", "rope_base",
+    "norm_eps", "max_steps", "batch_size", "grad_accum", "lr", "min_lr", "warmup_steps", "lr_decay_steps",
     "weight_decay", "beta1", "beta2", "grad_clip", "optimizer", "muon_lr", "muon_momentum",
-    "label_smoothing", "eval_interval",
-    "eval_iters", "sample_tokens", "val_fraction", "seed", "rng_stream", "device", "dtype", "compile", "threads",
+    "polar_express", "label_smoothing", "eval_interval",
+    "eval_iters", "first_eval_iters", "sample_tokens", "val_fraction", "seed", "rng_stream", "device", "dtype", "compile", "threads",
 )
 
 EN: dict[str, str] = {
@@ -120,6 +120,16 @@ EN: dict[str, str] = {
     "info_token_shift": "Before attention and the MLP, half of each token's numbers are "
                         "replaced by the token before's (RWKV's token shift). No new weights, "
                         "cheap, and a character model learns faster with it.",
+    "label_bigram": "embed each pair of tokens (bigram)",
+    "info_bigram": "Add a learned vector for each (previous token, token) pair to the token's "
+                   "embedding (modded-nanogpt). Which two letters come in a row is looked up, "
+                   "not learned by attention first.",
+    "label_value_embed": "value embeddings (value_embed)",
+    "info_value_embed": "Each layer gets its own token embedding, added to its attention values "
+                        "(modded-nanogpt): heads can pass on which token sits where.",
+    "label_logit_softcap": "logit soft-cap (logit_softcap)",
+    "info_logit_softcap": "Squash the output scores into ±cap with cap·tanh(x/cap), as Gemma 2 "
+                          "does, so a confident model cannot push them without bound. 0: off.",
     "label_rope_base": "RoPE base (rope_base)",
     "info_rope_base": "RoPE's base frequency; larger values suit longer contexts.",
     "label_norm_eps": "norm epsilon (norm_eps)",
@@ -159,6 +169,14 @@ EN: dict[str, str] = {
                     "Warmup and decay scale it like lr.",
     "label_muon_momentum": "Muon momentum (muon_momentum)",
     "info_muon_momentum": "How much of the past gradients Muon's steps follow.",
+    "label_first_eval_iters": "batches at step 0 (first_eval_iters)",
+    "info_first_eval_iters": "Batches for the evaluation before training only; 0: as many as "
+                             "every other. An untrained model's loss is the same on any batch, "
+                             "so a few save time.",
+    "label_polar_express": "Polar Express for Muon (polar_express)",
+    "info_polar_express": "Muon's five Newton-Schulz iterations each with their own coefficients "
+                          "(Polar Express, 2025) instead of one set for all: a step closer to "
+                          "orthogonal at the same cost.",
     "label_label_smoothing": "label smoothing (label_smoothing)",
     "info_label_smoothing": "Makes the model a little less sure of itself: this share of "
                             "each right answer is spread over all tokens.",
@@ -418,12 +436,12 @@ EN: dict[str, str] = {
                             "seconds, and a waiting run shows its place.</small>",
     "page_coach_empty": "**Training coach**  \nNothing to flag so far.",
     # the preset menu: "name: description" of each preset (config.PRESETS; the page offers them all)
-    "page_preset_quick": "quick: 3 layers with RoPE, squared ReLU, QK-norm, a token shift and "
-                         "the Muon optimizer for 1100 steps: Shakespeare-shaped text (val loss "
+    "page_preset_quick": "quick: 3 layers with RoPE, squared ReLU, QK-norm, a token shift, a "
+                         "bigram embedding and the Muon optimizer for 1100 steps: Shakespeare-shaped text (val loss "
                          "about 1.59), with a sample at every evaluation.",
-    "page_preset_cpu_speedrun": "cpu-speedrun: The fastest way to val loss 1.88 on a CPU: 180 "
-                                "steps of 2 layers with RoPE, squared ReLU, QK-norm, a token shift "
-                                "and the Muon optimizer.",
+    "page_preset_cpu_speedrun": "cpu-speedrun: The fastest way to val loss 1.88 on a CPU: 150 "
+                                "steps of 2 layers with RoPE, squared ReLU, QK-norm, a token shift, "
+                                "a bigram embedding and the Muon optimizer.",
     "page_preset_tiny": "tiny: A very small model that trains in about a minute on a laptop CPU.",
     "page_preset_nanogpt_cpu": "nanogpt-cpu: nanoGPT's CPU recipe for Tiny Shakespeare: 4 layers, "
                                "128 wide, 2000 steps.",
@@ -515,6 +533,15 @@ ZH_CN: dict[str, str] = {
     "label_token_shift": "看一眼前一个词元 (token_shift)",
     "info_token_shift": "在注意力和 MLP 之前，把每个词元的一半数字换成前一个词元的（RWKV 的 "
                         "token shift）。不增加权重，代价很小，字符级模型学得更快。",
+    "label_bigram": "嵌入相邻两个词元 (bigram)",
+    "info_bigram": "为每一对（前一个词元，当前词元）学一个向量，加到词元嵌入上（modded-nanogpt）。"
+                   "哪两个字母相连直接查表得到，不必先靠注意力学会。",
+    "label_value_embed": "值嵌入 (value_embed)",
+    "info_value_embed": "每一层有自己的词元嵌入，加到该层注意力的值（value）上（modded-nanogpt）："
+                        "注意力头能直接传递每个位置是哪个词元。",
+    "label_logit_softcap": "输出分数软上限 (logit_softcap)",
+    "info_logit_softcap": "用 cap·tanh(x/cap) 把输出分数压到 ±cap 以内（同 Gemma 2），"
+                          "让过于自信的模型无法把分数无限推高。0 表示关闭。",
     "label_rope_base": "RoPE 基数 (rope_base)",
     "info_rope_base": "RoPE 的基础频率；越大越适合更长的上下文。",
     "label_norm_eps": "归一化 epsilon (norm_eps)",
@@ -546,6 +573,12 @@ ZH_CN: dict[str, str] = {
     "info_muon_lr": "Muon 的峰值学习率，用于块里的矩阵；约为 AdamW 的 10 倍。预热和衰减像 lr 一样缩放它。",
     "label_muon_momentum": "Muon 动量 (muon_momentum)",
     "info_muon_momentum": "Muon 的每一步在多大程度上沿用过去的梯度。",
+    "label_first_eval_iters": "第 0 步评估的批次数 (first_eval_iters)",
+    "info_first_eval_iters": "只用于训练开始前那次评估的批次数；0 表示与其他评估相同。"
+                             "未训练的模型在任何批次上的损失都差不多，少用几批可以省时间。",
+    "label_polar_express": "Muon 使用 Polar Express (polar_express)",
+    "info_polar_express": "Muon 的五次 Newton-Schulz 迭代各用自己的系数（Polar Express，2025），"
+                          "而不是五次都用同一组：代价相同，结果更接近正交。",
     "label_grad_clip": "梯度裁剪 (grad_clip)",
     "info_grad_clip": "限制单步能有多大，避免一个坏批次把模型搞崩（梯度范数的上限）；0 表示关闭。",
     "label_label_smoothing": "标签平滑 (label_smoothing)",
@@ -755,10 +788,11 @@ ZH_CN: dict[str, str] = {
                             "计算在这台机器上以很短的轮次轮流进行（一次几个），所以每个训练几秒内"
                             "就会动起来，等待中的训练会显示它的位置。</small>",
     "page_coach_empty": "**训练教练**  \n目前没有需要提醒的问题。",
-    "page_preset_quick": "quick：3 层模型，使用 RoPE、平方 ReLU、QK 归一化、token shift 和 Muon 优化器"
+    "page_preset_quick": "quick：3 层模型，使用 RoPE、平方 ReLU、QK 归一化、token shift、二元组（bigram）嵌入和 Muon 优化器"
                          "训练 1100 步：写出有莎士比亚剧本样子的文本（验证损失约 1.59），每次评估都会写一段样本。",
     "page_preset_cpu_speedrun": "cpu-speedrun：在 CPU 上最快把验证损失降到 1.88 的配方：2 层模型，"
-                                "使用 RoPE、平方 ReLU、QK 归一化、token shift 和 Muon 优化器，训练 180 步。",
+                                "使用 RoPE、平方 ReLU、QK 归一化、token shift、二元组（bigram）嵌入和 "
+                                "Muon 优化器，训练 150 步。",
     "page_preset_tiny": "tiny：一个非常小的模型，在笔记本电脑的 CPU 上大约一分钟就能训练完。",
     "page_preset_nanogpt_cpu": "nanogpt-cpu：nanoGPT 在 CPU 上训练 Tiny Shakespeare 的配方：4 层，"
                                "宽 128，2000 步。",

@@ -29,7 +29,8 @@ from playground.i18n import msg
 
 MODEL_SETTINGS = ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio", "pos", "norm",
                   "norm_placement", "activation", "dropout", "bias", "tie_weights",
-                  "scale_embedding", "qk_norm", "zero_init", "token_shift", "rope_base", "norm_eps")
+                  "scale_embedding", "qk_norm", "zero_init", "token_shift", "bigram",
+                  "value_embed", "logit_softcap", "rope_base", "norm_eps")
 TRAIN_SETTINGS = tuple(f.name for f in dataclasses.fields(TrainConfig))
 SETTINGS = MODEL_SETTINGS + TRAIN_SETTINGS
 

@@ -36,6 +36,11 @@ VARIANTS = {
     "learned-post-layernorm-relu2-qknorm-bias": dict(
         pos="learned", norm_placement="post", activation="relu2", qk_norm=True, bias=True,
         token_shift=True),
+    "rope-pre-bigram-value_embed-softcap": dict(
+        pos="rope", norm="rmsnorm", activation="relu2", qk_norm=True, token_shift=True,
+        bigram=True, value_embed=True, logit_softcap=4.0),
+    "learned-post-bigram-value_embed-untied": dict(
+        norm_placement="post", bigram=True, value_embed=True, tie_weights=False),
 }
 EXTRA_TEXT = "猫猫狗狗 café naïve it's they'll 123 456\n\n  " * 30
 

@@ -206,8 +206,9 @@ _RUN = RunRecord.create("base", ModelConfig(pos="rope"), TrainConfig(), "char", 
      "vocab_size follows the tokenizer: train another tokenizer to change it.", ("vocab_size",)),
     (lambda: one_change(_RUN, "colour", "blue"),
      "There is no setting called 'colour'; pick one of pos, norm_placement, norm, activation, dropout, "
-     "bias, tie_weights, scale_embedding, qk_norm, zero_init, token_shift, n_layer, n_head, n_embd, block_size, "
-     "lr, optimizer, muon_lr, seed (or any model or training setting).",
+     "bias, tie_weights, scale_embedding, qk_norm, zero_init, token_shift, bigram, value_embed, logit_softcap, "
+     "n_layer, n_head, n_embd, block_size, lr, optimizer, muon_lr, polar_express, seed (or any model or "
+     "training setting).",
      ("'colour'", "pos, norm_placement")),
     (lambda: one_change(_RUN, "pos", "rope"),
      "This run already has pos='rope'; pick another value to see its effect.", ("pos='rope'",)),
