@@ -90,21 +90,17 @@ def _torch_state() -> tuple:
 @contextlib.contextmanager
 def _under(state: tuple):
     """``state`` (``_torch_state``) in this thread inside the block; this thread's own after."""
+    from playground.runtime.execution import cpu_threads  # (execution hops through this module)
+
     grad, inference, autocast, threads = state
-    before = torch.get_num_threads()
     with contextlib.ExitStack() as stack:
         stack.enter_context(torch.inference_mode(inference))
         stack.enter_context(torch.set_grad_enabled(grad))
         for device, dtype in autocast:
             stack.enter_context(torch.autocast(device, dtype=dtype))
-        if threads != before:
-            torch.set_num_threads(threads)
-        try:
-            yield
-        finally:
-            # also PyTorch's default for threads started later: back to this thread's own
-            if torch.get_num_threads() != before:
-                torch.set_num_threads(before)
+        # (also PyTorch's default for threads started later: back to this thread's own after)
+        stack.enter_context(cpu_threads(threads))
+        yield
 
 
 def _serve() -> None:
