@@ -325,23 +325,8 @@ _TINY_MODEL = ModelConfig(block_size=64, n_layer=2, n_head=4, n_embd=64, pos="ro
 _TINY_TRAIN = TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, warmup_steps=30,
                           eval_interval=100, eval_iters=10, sample_tokens=120)
 
-# The speedrun's switches (see docs/PERFORMANCE.md, "Ablations"): rotary positions, squared
-# ReLU, QK-norm and Muon for the hidden matrices. Muon's momentum 0.8, not torch's 0.95: in a
-# run this short a shorter memory of past gradients learns faster (val 1.860 against 1.906 at
-# 280 steps). Context 32 with batch 32 sees the 1,024 tokens a step that context 64 with batch
-# 16 sees, learns as fast and costs less (attention grows with the context). A feed-forward
-# layer twice as wide as the model, not four times: a step costs 27% less, and 300 steps of it
-# end where 270 of the wider one do (1.854-1.872 over four seeds, 1.859-1.871 there); fewer
-# steps are fragile: at 240 (four times as wide) two seeds of four end above 1.88. Float32:
-# bf16 autocast slows a model this narrow down on CPUs, AMX ones included (measured). The
-# token shift (quick's) pays most of all: at 300 steps 1.78 against 1.86, at no cost a step
-# (make bench, section ablations, 2026-12-02), so 180 steps end where 300 did without it
-# (170 steps: 1.864, 1.873, 1.867 at seeds 1337, 1, 2; 150: 1.886, too near). The evaluation
-# before the first step takes 5 batches of each split, not 50: it only measures a random
-# model's loss (about ln 65 = 4.17), and 100 batches of it were 14% of the run's CPU time.
-# The bigram embedding (issue 26): at 180 steps 1.81 against 1.85 (make bench, section
-# ablations, 2026-12-07) at about 3% more a step, so 150 steps now end where 180 did without it
-# (1.844, 1.850, 1.852 on 200 batches at seeds 1337, 1, 2; 120 steps: 1.878-1.891, too near).
+# The speedrun's switches, each kept where it paid: the measurements behind every value here
+# are in docs/PERFORMANCE.md, "Why the presets are as they are".
 _SPEEDRUN_MODEL = ModelConfig(block_size=32, n_layer=2, n_head=4, n_embd=128, dropout=0.0,
                               pos="rope", activation="relu2", qk_norm=True, mlp_ratio=2.0,
                               token_shift=True, bigram=True)
@@ -358,20 +343,12 @@ PRESETS: dict[str, Preset] = {
             "3 layers with RoPE, squared ReLU, QK-norm, a token shift, a bigram embedding and the "
             "Muon optimizer for 1100 steps: Shakespeare-shaped text (val loss about 1.59), with a sample at "
             "every evaluation.",
-            # the speedrun's switches on 3 layers at context 64, batch 16, and the token shift:
-            # at 1200 steps 1.590 on 200 batches against 1.618 without it (seed 1337), where
-            # GELU without QK-norm needed 1400 steps for 1.610-1.633 at about the same time;
-            # Muon's momentum 0.8 beats 0.9 and 0.95 here too (1.614 against 1.632 and 1.638,
-            # without the shift)
-            # and cpu-speedrun's bigram embedding: at 1,100 steps 1.5930 and 1.5952 on 200
-            # batches against 1.6005 and 1.5990 without (seeds 1337 and 1, one thread) at 1.6%
-            # more a step; value embeddings, a soft-cap and Polar Express did not pay here
+            # the speedrun's switches on 3 layers at context 64 (docs/PERFORMANCE.md, "Why the
+            # presets are as they are")
             dataclasses.replace(_SPEEDRUN_MODEL, block_size=64, n_layer=3, mlp_ratio=4.0,
                                 token_shift=True, bigram=True),
             dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1100, batch_size=16,
                                 eval_interval=300, eval_iters=10),
-            # 1,100 steps, not 1,200: 1.590 on 200 batches in 0.83x nanoGPT's time, two threads
-            # (1,050 read 1.597 in 0.77x: too near 1.60, which the thread count moves by 0.01)
             expected_val_loss=1.59,
             # written by this preset at its last evaluation (val 1.579), temperature 0.8
             looks_like="COMINIUS:\nThen, Eiven rolours. Now thou art son, and with him,\n"
