@@ -316,7 +316,7 @@ NUMERIC = [name for name, value in zip(train_tab.SETTINGS, train_tab.preset_valu
 # the settings for which 0 is a meaningful value (off, none, or "let PyTorch decide")
 ZERO_ALLOWED = {"dropout", "min_lr", "warmup_steps", "lr_decay_steps", "weight_decay", "beta1",
                 "beta2", "grad_clip", "label_smoothing", "sample_tokens", "seed", "threads",
-                "muon_momentum"}
+                "muon_momentum", "logit_softcap", "first_eval_iters"}  # (0: off, as usual)
 EXTREMES = [-1, -1e9, 1e30, 10**40, float("nan"), float("inf"), float("-inf"), "abc", "", None]
 
 
@@ -349,7 +349,7 @@ def ready_session_factory():
 
 
 def test_the_numeric_settings_are_the_expected_ones():
-    assert len(NUMERIC) == 28 and ZERO_ALLOWED < set(NUMERIC)
+    assert len(NUMERIC) == 30 and ZERO_ALLOWED < set(NUMERIC)
 
 
 @pytest.mark.parametrize("name", NUMERIC)
