@@ -329,10 +329,10 @@ _TINY_TRAIN = TrainConfig(max_steps=600, batch_size=16, lr=3e-3, min_lr=3e-4, wa
 # are in docs/PERFORMANCE.md, "Why the presets are as they are".
 _SPEEDRUN_MODEL = ModelConfig(block_size=32, n_layer=2, n_head=4, n_embd=128, dropout=0.0,
                               pos="rope", activation="relu2", qk_norm=True, mlp_ratio=2.0,
-                              token_shift=True, bigram=True)
-_SPEEDRUN_TRAIN = TrainConfig(max_steps=150, batch_size=32, lr=4e-3, min_lr=4e-4, warmup_steps=5,
+                              token_shift=True)
+_SPEEDRUN_TRAIN = TrainConfig(max_steps=180, batch_size=32, lr=4e-3, min_lr=4e-4, warmup_steps=5,
                               beta2=0.99, optimizer="muon", muon_lr=0.02, muon_momentum=0.8,
-                              eval_interval=150, eval_iters=50, first_eval_iters=5,
+                              eval_interval=180, eval_iters=50, first_eval_iters=5,
                               sample_tokens=200, dtype="float32")
 
 PRESETS: dict[str, Preset] = {
@@ -340,13 +340,13 @@ PRESETS: dict[str, Preset] = {
     for p in [
         Preset(
             "quick",
-            "3 layers with RoPE, squared ReLU, QK-norm, a token shift, a bigram embedding and the "
-            "Muon optimizer for 1100 steps: Shakespeare-shaped text (val loss about 1.59), with a sample at "
+            "3 layers with RoPE, squared ReLU, QK-norm, a token shift and the Muon optimizer "
+            "for 1100 steps: Shakespeare-shaped text (val loss about 1.59), with a sample at "
             "every evaluation.",
             # the speedrun's switches on 3 layers at context 64 (docs/PERFORMANCE.md, "Why the
             # presets are as they are")
             dataclasses.replace(_SPEEDRUN_MODEL, block_size=64, n_layer=3, mlp_ratio=4.0,
-                                token_shift=True, bigram=True),
+                                token_shift=True),
             dataclasses.replace(_SPEEDRUN_TRAIN, max_steps=1100, batch_size=16,
                                 eval_interval=300, eval_iters=10),
             expected_val_loss=1.59,
@@ -357,11 +357,11 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "cpu-speedrun",
-            "The fastest way to val loss 1.88 on a CPU: 150 steps of 2 layers with RoPE, "
-            "squared ReLU, QK-norm, a token shift, a bigram embedding and the Muon optimizer.",
-            # 1.848 on 50 batches, 1.844 on 200 (seeds 1 and 2: 1.850, 1.852 on 200)
+            "The fastest way to val loss 1.88 on a CPU: 180 steps of 2 layers with RoPE, "
+            "squared ReLU, QK-norm, a token shift and the Muon optimizer.",
+            # 1.859 on 50 batches, 1.853 on 200 (seed 1 at 180 steps: 1.865)
             _SPEEDRUN_MODEL, _SPEEDRUN_TRAIN, expected_val_loss=1.86,
-            # written by its 180-step recipe before the bigram (val 1.859), temperature 0.8
+            # written by this preset at its last evaluation (val 1.859), temperature 0.8
             looks_like="COMINIUS:\nThen, Ey learn our geath and\nthough this powing in with to "
                        "been alngentmes, sir;",
         ),

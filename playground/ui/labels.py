@@ -436,12 +436,12 @@ EN: dict[str, str] = {
                             "seconds, and a waiting run shows its place.</small>",
     "page_coach_empty": "**Training coach**  \nNothing to flag so far.",
     # the preset menu: "name: description" of each preset (config.PRESETS; the page offers them all)
-    "page_preset_quick": "quick: 3 layers with RoPE, squared ReLU, QK-norm, a token shift, a "
-                         "bigram embedding and the Muon optimizer for 1100 steps: Shakespeare-shaped text (val loss "
+    "page_preset_quick": "quick: 3 layers with RoPE, squared ReLU, QK-norm, a token shift and "
+                         "the Muon optimizer for 1100 steps: Shakespeare-shaped text (val loss "
                          "about 1.59), with a sample at every evaluation.",
-    "page_preset_cpu_speedrun": "cpu-speedrun: The fastest way to val loss 1.88 on a CPU: 150 "
-                                "steps of 2 layers with RoPE, squared ReLU, QK-norm, a token shift, "
-                                "a bigram embedding and the Muon optimizer.",
+    "page_preset_cpu_speedrun": "cpu-speedrun: The fastest way to val loss 1.88 on a CPU: 180 "
+                                "steps of 2 layers with RoPE, squared ReLU, QK-norm, a token shift "
+                                "and the Muon optimizer.",
     "page_preset_tiny": "tiny: A very small model that trains in about a minute on a laptop CPU.",
     "page_preset_nanogpt_cpu": "nanogpt-cpu: nanoGPT's CPU recipe for Tiny Shakespeare: 4 layers, "
                                "128 wide, 2000 steps.",
@@ -788,11 +788,10 @@ ZH_CN: dict[str, str] = {
                             "计算在这台机器上以很短的轮次轮流进行（一次几个），所以每个训练几秒内"
                             "就会动起来，等待中的训练会显示它的位置。</small>",
     "page_coach_empty": "**训练教练**  \n目前没有需要提醒的问题。",
-    "page_preset_quick": "quick：3 层模型，使用 RoPE、平方 ReLU、QK 归一化、token shift、二元组（bigram）嵌入和 Muon 优化器"
+    "page_preset_quick": "quick：3 层模型，使用 RoPE、平方 ReLU、QK 归一化、token shift 和 Muon 优化器"
                          "训练 1100 步：写出有莎士比亚剧本样子的文本（验证损失约 1.59），每次评估都会写一段样本。",
     "page_preset_cpu_speedrun": "cpu-speedrun：在 CPU 上最快把验证损失降到 1.88 的配方：2 层模型，"
-                                "使用 RoPE、平方 ReLU、QK 归一化、token shift、二元组（bigram）嵌入和 "
-                                "Muon 优化器，训练 150 步。",
+                                "使用 RoPE、平方 ReLU、QK 归一化、token shift 和 Muon 优化器，训练 180 步。",
     "page_preset_tiny": "tiny：一个非常小的模型，在笔记本电脑的 CPU 上大约一分钟就能训练完。",
     "page_preset_nanogpt_cpu": "nanogpt-cpu：nanoGPT 在 CPU 上训练 Tiny Shakespeare 的配方：4 层，"
                                "宽 128，2000 步。",
