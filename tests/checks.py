@@ -116,3 +116,27 @@ def close_toasts(page):
             closes.first.click(force=True, timeout=2_000)
         except Gone:  # gone between the count and the click
             pass
+
+
+# --- the browser tests' steps (tests/e2e): a page is Playwright's
+
+# the training status once a run has ended, in either language
+DONE = r"Done\.|Problem:|完成|问题"
+
+
+def open_tab(page, tab_id):
+    page.locator(f'button[data-tab-id="{tab_id}"]').click()
+
+
+def train(page, labels, steps):
+    """Start a run from the training tab (``steps`` None: the preset's) and wait for its end."""
+    open_tab(page, "train")
+    if steps is not None:
+        page.locator("#train-advanced").get_by_text(labels["advanced"]).first.click()
+        box = page.get_by_label(labels["label_max_steps"], exact=True)
+        box.fill(str(steps))
+        box.press("Tab")
+    page.locator("#start-button").click()
+    page.wait_for_function(
+        "([done]) => new RegExp(done).test(document.querySelector('#train-status').innerText)",
+        arg=[DONE], timeout=1_200_000)

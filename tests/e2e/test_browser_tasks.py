@@ -7,12 +7,12 @@ import re
 
 import pytest
 
+from checks import train
 from playground.ui.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 
 STEPS = 60  # a short run: the walk matters here; the preset's 500 steps take longer
-DONE = r"Done\.|Problem:|完成|问题"
 
 
 def walk(page, url, labels, shots, name):
@@ -24,15 +24,7 @@ def walk(page, url, labels, shots, name):
     expect(page.get_by_text(re.compile("anti-diagonal|反对角线")).first).to_be_visible()
     page.screenshot(path=shots / f"10-task-corpus{name}.png")
 
-    page.locator('button[data-tab-id="train"]').click()
-    page.locator("#train-advanced").get_by_text(labels["advanced"]).first.click()
-    box = page.get_by_label(labels["label_max_steps"], exact=True)
-    box.fill(str(STEPS))
-    box.press("Tab")
-    page.locator("#start-button").click()
-    page.wait_for_function(
-        "([done]) => new RegExp(done).test(document.querySelector('#train-status').innerText)",
-        arg=[DONE], timeout=1_200_000)
+    train(page, labels, STEPS)
     traces = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')]"
                            ".flatMap(p => (p.data || []).map(t => t.name))")
     assert any(re.search("accuracy|准确率", str(t)) for t in traces), traces

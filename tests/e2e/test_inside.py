@@ -11,32 +11,13 @@ import re
 
 import pytest
 
+from checks import open_tab, train
 from playground.ui.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 
 SCREENSHOTS = os.environ.get("PLAYGROUND_SCREENSHOTS") == "1"
 STEPS = None if SCREENSHOTS else 30  # None: the default preset's own run
-DONE = r"Done\.|Problem:|完成|问题"
-
-
-def open_tab(page, tab_id):
-    page.locator(f'button[data-tab-id="{tab_id}"]').click()
-
-
-def train(page, labels, steps):
-    """Start a run from the training tab (``steps`` None: the preset's) and wait for its end."""
-    open_tab(page, "train")
-    if steps is not None:
-        page.locator("#train-advanced").get_by_text(labels["advanced"]).first.click()
-        box = page.get_by_label(labels["label_max_steps"], exact=True)
-        box.fill(str(steps))
-        box.press("Tab")
-    page.locator("#start-button").click()
-    page.wait_for_function(
-        "([done]) => new RegExp(done).test(document.querySelector('#train-status').innerText)",
-        arg=[DONE], timeout=1_200_000)
-
 
 def plot_ready(page, elem_id):
     page.wait_for_function(
