@@ -177,6 +177,9 @@ def head_steps(a: HeadArithmetic) -> list[Step]:
     def numbers(v):
         return [_number(float(x)) for x in v]
 
+    def query_and_keys(q, k) -> str:  # a step that changes the query and the keys alike
+        return f"q = `{_vector(q)}`\n\n" + _rows(a, [("k", vectors(k))], p)
+
     steps = [
         Step("query", msg("1. The query"),
              msg("The token {token} at position {position} asks its question: its vector times "
@@ -192,13 +195,13 @@ def head_steps(a: HeadArithmetic) -> list[Step]:
                           msg("This model rescales each query and key to the same size (RMSNorm "
                               "with learned gains), so only their directions and the gains "
                               "decide the scores."),
-                          f"q = `{_vector(a.q_normed)}`\n\n" + _rows(a, [("k", vectors(a.k_normed))], p)))
+                          query_and_keys(a.q_normed, a.k_normed)))
     if a.q_rotated is not None:
         steps.append(Step("rope", msg("RoPE: the rotation"),
                           msg("This model turns the query and every key by an angle that grows "
                               "with their position (RoPE), so their dot product depends on how "
                               "far apart they are."),
-                          f"q = `{_vector(a.q_rotated)}`\n\n" + _rows(a, [("k", vectors(a.k_rotated))], p)))
+                          query_and_keys(a.q_rotated, a.k_rotated)))
     steps += [
         Step("dots", msg("3. Dot products"),
              msg("Multiply the query by each key, number by number, and add up: one score per "
