@@ -31,6 +31,7 @@ from playground.insight.memorization import CopyIndex
 from playground.insight.baselines import ReferenceLine
 from playground.tokenizer import TokenizerError
 from playground.trained import TrainedModel
+from playground import runs
 from playground.runs import Busy
 from playground.workspace import (LIVE_FILES, LiveFiles, RunState,  # noqa: F401 (the page's names)
                                   Workspace, app_temp_dir, check_bundle_room, default_corpus)
@@ -155,11 +156,11 @@ def require_model(session: Session, action: Message) -> TrainedModel:
     training is refused too (with ``PLAYGROUND_CONCURRENCY`` above 1, a Generate during the
     run switched the model to eval mode and changed the run's result).
     """
-    if session.trained is None:
-        text = localize(msg("There is no model to {action} yet. Train one on the 'Model & "
-                            "training' tab (or upload a bundle there) first.",
-                            action=action), session.lang)
-        raise gr.Error(text, title=t("No model yet", session.lang), print_exception=False)
+    try:
+        runs.require_model(session, action)
+    except ConfigError as none:
+        raise gr.Error(error_text(none, session.lang), title=t("No model yet", session.lang),
+                       print_exception=False) from None
     if session.run.running:  # its weights change every step, and eval mode would change its run
         text = localize(msg("The model is training right now: wait for the run to end (or press "
                             "Stop), then {action} it.", action=action), session.lang)
