@@ -62,6 +62,8 @@ ZH_CN: dict[str, str] = {
         "你今天的 GPU 时间已用完，训练改在 CPU 上继续。",
     "Your GPU time for today is used up; training goes on on the CPU, about {minutes} min left.":
         "你今天的 GPU 时间已用完，训练改在 CPU 上继续，大约还需 {minutes} 分钟。",
+    "Your GPU time for today ran out at step {step}; the rest of the run trained on the CPU.":
+        "你今天的 GPU 时间在第 {step} 步用完，之后的训练在 CPU 上完成。",
     "The GPU call failed ({reason}). The run stopped at step {step} with the weights of that "
     "step: download them below, or continue training.":
         "GPU 调用失败（{reason}）。训练停在第 {step} 步，保留了该步的权重：可以在下方下载，"

@@ -257,6 +257,15 @@ class OnCpu:
         return msg("Your GPU time for today is used up; training goes on on the CPU, about "
                    "{minutes} min left.", minutes=max(1, math.ceil(self.seconds_left / 60)))
 
+    def ended_message(self) -> Message:
+        """The line under the run's last status: where its GPU time ended.
+
+        >>> str(OnCpu(40, 150.0).ended_message())
+        'Your GPU time for today ran out at step 40; the rest of the run trained on the CPU.'
+        """
+        return msg("Your GPU time for today ran out at step {step}; the rest of the run trained "
+                   "on the CPU.", step=f"{self.step:,}")
+
 
 @gpu(duration=chunk_duration)  # asked anew for every call, from the same arguments
 def train_chunk(model_config: dict, weights: dict, data: RunData, train_config: dict,

@@ -451,6 +451,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                          chunk_seconds=chunk_seconds, preset=matching_preset(settings))
     samples, status, shown, waiting_since, tokens = "", "", "", None, 0
     on_cpu = ""  # the line saying the run went on on the CPU (zerogpu.OnCpu), under every line
+    switched = None  # that OnCpu, whose step the last status names
     last_push, push_interval, last_eval, began, stepped = 0.0, 1 / PUSHES_PER_S, None, False, False
     with contextlib.closing(run.events()) as events:  # closed with the page: the run ends
         for event in events:
@@ -480,7 +481,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
                 continue
             elif isinstance(event, zerogpu.OnCpu):  # ZeroGPU's quota is spent
-                status = status.removesuffix(on_cpu)
+                status, switched = status.removesuffix(on_cpu), switched or event
                 on_cpu = "\n\n" + localize(event.message(), lang)
                 status += on_cpu
                 yield (session, gr.skip(), status, samples, gr.skip(), gr.skip())
@@ -519,19 +520,22 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                                              "for its turn. Nothing changed; press Start to try "
                                              "again.", lang), samples, gr.skip(), gr.skip())
             elif isinstance(event, runs.Finished):
-                yield _finished(session, event, samples, tokens, lang)
+                yield _finished(session, event, samples, tokens, lang, switched)
                 if event.bundle_error is not None:  # a full disk: the model is here, no file
                     raise event.bundle_error  # (a toast: friendly_errors)
             waiting_since = None
 
 
 def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
-              lang: str) -> tuple:
-    """The last update of a run: its plot, how it ended, the download, the coach's notes."""
+              lang: str, switched: zerogpu.OnCpu | None = None) -> tuple:
+    """The last update of a run: its plot, how it ended (and where ZeroGPU's quota ran out,
+    ``switched``), the download, the coach's notes."""
     trained = done.trained
     status = _end_status(done.end, done.last_eval, lang, steps=trained.history,
                          meaning=_meaning(session, trained.history, trained.model_config,
                                           trained.corpus, trained.tokenizer, lang))
+    if switched is not None:
+        status += "\n\n" + localize(switched.ended_message(), lang)
     loss_panel.coach(session, trained.history, trained.model_config, trained.train_config,
                      tokens)
     download = (gr.DownloadButton(value=done.bundle, visible=True) if done.bundle else gr.skip())

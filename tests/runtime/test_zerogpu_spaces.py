@@ -114,6 +114,8 @@ def test_a_quota_spent_mid_run_the_run_ends_on_the_cpu_as_a_straight_run(
     assert on_cpu and on_cpu[0].endswith(
         "Your GPU time for today is used up; training goes on on the CPU.")
     assert "min left." in on_cpu[-1]
+    assert run["statuses"][-1].endswith(  # the end says it too: a brief line can go unseen
+        "Your GPU time for today ran out at step 2; the rest of the run trained on the CPU.")
     assert api.routes().count("/schedule") == 3 and api.routes().count("/release") == 2
 
 
