@@ -72,6 +72,19 @@ OWN_PROBE_MAX_FLOPS = 20e9
 
 # --- FLOPs --------------------------------------------------------------------------------
 
+TOKENIZER_BYTES_PER_CHAR = 16  # training one: BPE's tables took 5.8 bytes a character of Tiny
+#   Shakespeare x4 (peak RSS, byte-level BPE, 2,000 tokens), then the text as ids: 8 more
+
+
+def tokenizer_memory(chars: int) -> int:
+    """Bytes training a tokenizer on ``chars`` characters of text may take, at the peak.
+
+    >>> tokenizer_memory(1_000_000) // 2**20
+    15
+    """
+    return TOKENIZER_BYTES_PER_CHAR * max(0, int(chars))
+
+
 def matmul_params(model: ModelConfig) -> int:
     """Weights that take part in a matrix multiply per token: the blocks' and the output layer's.
 

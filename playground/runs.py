@@ -49,7 +49,7 @@ from playground.runtime.device import pick_device
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
 from playground.trained import TrainedModel
-from playground.workspace import Workspace, check_bundle_room
+from playground.workspace import Workspace, check_bundle_room, make_room
 
 log = logging.getLogger("playground.runs")
 
@@ -273,6 +273,8 @@ class Run:
             again = not hosting.current().on_zero_gpu and held != self._held_seen
             if self.continue_:
                 trained = require_model(ws, msg("continue training"))
+                make_room(estimate_memory(trained.model_config, self.train_config,
+                                          data_tokens=len(corpus.text)), keep=ws)
                 return prepare_run(corpus, trained.tokenizer, trained.model_config,
                                    self.train_config, model=trained.model,
                                    trainer_state=trained.trainer_state,
@@ -288,6 +290,9 @@ class Run:
             if ws.tokenizer_corpus is not corpus:
                 raise tokenizer_mismatch(corpus.name)
             model_config, train_config = self.settings.configs(tokenizer.vocab_size)
+            # idle visitors' models go to disk first if this run would not fit beside them
+            make_room(estimate_memory(model_config, train_config, data_tokens=len(corpus.text)),
+                      keep=ws)
             return prepare_run(corpus, tokenizer, model_config, train_config,
                                check_free_memory=again, held_bytes=held)
 
