@@ -134,8 +134,9 @@ def folder_bytes(folder: Path, skip: Path | None = None) -> int:
 class Server:
     """``app.py`` in a process of its own on 127.0.0.1, its folders under ``folder``."""
 
-    def __init__(self, folder: Path, env: dict[str, str] | None = None):
-        self.folder = folder
+    def __init__(self, folder: Path, env: dict[str, str] | None = None,
+                 cgroup: Path | None = None):
+        self.folder, self.cgroup = folder, cgroup  # cgroup: a memory cgroup it runs in
         self.env = {**os.environ, **SERVER_ENV, **(env or {}),
                     "GRADIO_TEMP_DIR": str(folder / "gradio"),
                     "PLAYGROUND_DATA_DIR": str(folder / "data"), "TMPDIR": str(folder / "tmp")}
@@ -152,9 +153,13 @@ class Server:
         self.url = f"http://127.0.0.1:{port}/"
         log = open(self.log_path, "ab")
         start = time.perf_counter()
+        procs = None if self.cgroup is None else self.cgroup / "cgroup.procs"
         self.process = subprocess.Popen([sys.executable, str(REPO_ROOT / "app.py")],
                                         cwd=self.folder / "cwd", stdout=log, stderr=subprocess.STDOUT,
-                                        env={**self.env, "GRADIO_SERVER_PORT": str(port)})
+                                        env={**self.env, "GRADIO_SERVER_PORT": str(port)},
+                                        # in its cgroup before it allocates anything
+                                        preexec_fn=None if procs is None else
+                                        lambda: procs.write_text(str(os.getpid())))
         log.close()
         while time.perf_counter() - start < START_TIMEOUT_S:
             if self.process.poll() is not None:
@@ -1069,6 +1074,102 @@ def restart_and_link(folder: Path) -> list[Row]:
     return rows
 
 
+# --- round 3 (issue 27) -------------------------------------------------------------------------
+
+HELD_CAP_MB = 1600  # the capped server's memory cgroup (a 16 GB Space, scaled to this bench)
+HELD_VISITORS = 5
+HELD_RUN = dict(n_layer=6, n_embd=512, n_head=8, block_size=64, batch_size=8, max_steps=2,
+                eval_interval=2, eval_iters=1, sample_tokens=0, optimizer="adamw")
+HELD_PASTE_CHARS = 4_500_000  # the next visitor's paste, then a BPE tokenizer on it
+
+
+def memory_cgroup(name: str, limit_mb: int) -> Path | None:
+    """A memory cgroup below this process's own, limited to ``limit_mb`` (cgroup v1 or v2),
+    or None where this machine lets us make none (not root, no memory controller)."""
+    from playground.runtime.device import CGROUP_ROOT, own_cgroups
+
+    own = own_cgroups()
+    for top, below, limit_file in ((CGROUP_ROOT, own.get(""), "memory.max"),
+                                   (CGROUP_ROOT / "memory", own.get("memory"),
+                                    "memory.limit_in_bytes")):
+        parent = top.joinpath(*[p for p in (below or "/").split("/") if p])
+        if below is None or not (parent / limit_file).exists():
+            continue
+        try:
+            path = parent / name
+            path.mkdir(exist_ok=True)
+            (path / limit_file).write_text(str(limit_mb * 2**20))
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def held_models(folder: Path) -> list[Row]:
+    """Round 3, 2: models finished runs leave in memory are counted. A server in a memory
+    cgroup of ``HELD_CAP_MB``; ``HELD_VISITORS`` visitors each train a model and keep it;
+    then one more pastes a text and trains a BPE tokenizer. Before, the kernel killed the
+    server there; now idle models go to disk and come back when their visitor generates."""
+    cgroup = memory_cgroup(f"playground-hostile-{os.getpid()}", HELD_CAP_MB)
+    if cgroup is None:
+        return [Row("hostile", "27.2 five held models and a tokenizer in a memory cgroup", None,
+                    note="not replayed: this machine lets the bench make no memory cgroup")]
+    server = Server(folder, cgroup=cgroup)
+    attack = Attack(server, folder, False)
+    rows: list[Row] = []
+    clients = []
+    try:
+        server.start()
+        idle = server.rss()
+        trained = 0
+        for _ in range(HELD_VISITORS):
+            client = visitor(server, attack.address())
+            clients.append(client)
+            ok, out, _ = answer_of(lambda: client.predict(False, *_settings(**HELD_RUN),
+                                                          api_name="/train_model"))
+            trained += ok and "Done" in text_of(out)
+            if not server.alive():
+                break
+        held = server.rss()
+        rows.append(attack.row(27, f"{HELD_VISITORS} visitors train a {HELD_RUN['n_layer']}x"
+                               f"{HELD_RUN['n_embd']} model each and keep it (cap {HELD_CAP_MB} "
+                               "MB): runs done", trained, f"of {HELD_VISITORS}",
+                               f"{HELD_VISITORS}", met=trained == HELD_VISITORS,
+                               note=f"RSS {idle / 2**20:.0f} -> {held / 2**20:.0f} MB"))
+        rng = random.Random(0)
+        words = ["".join(rng.choice("etaoinshrdlu") for _ in range(rng.randint(2, 9)))
+                 for _ in range(5000)]
+        text = " ".join(rng.choice(words) for _ in range(HELD_PASTE_CHARS // 6))
+        late = visitor(server, attack.address())
+        clients.append(late)
+        answer_of(lambda: late.predict("Paste text", None, text, api_name="/use_corpus"))
+        with measured(server) as cost:
+            ok, out, _ = answer_of(lambda: late.predict("bpe", 2000, api_name="/train_tokenizer"))
+        set_aside = sum(1 for _ in folder.joinpath("gradio").rglob("set-aside-model.pt"))
+        rows.append(attack.row(27, "...then one more visitor's BPE tokenizer on a "
+                               f"{len(text) / 1e6:.1f} MB paste: trained", ok, "",
+                               "yes, server up", met=ok and server.alive(),
+                               response=text_of(out), cost=cost,
+                               note=f"{set_aside} idle models set aside on disk"))
+        back = sum(_generated(client)[0] for client in clients[:HELD_VISITORS])
+        rows.append(attack.row(27, "...each of the first visitors' models generates after",
+                               back, f"of {HELD_VISITORS}", f"{HELD_VISITORS}",
+                               met=back == HELD_VISITORS,
+                               note=f"RSS at the end {server.rss() / 2**20:.0f} MB"))
+    except Exception as error:
+        rows.append(attack.row(27, "held models: the attack could not finish", None, "",
+                               "finishes", met=False, note=said(f"{type(error).__name__}: {error}")))
+    finally:
+        for client in clients:
+            client.close()
+        server.stop()
+        try:
+            cgroup.rmdir()
+        except OSError:
+            pass
+    return rows
+
+
 # --- the section ----------------------------------------------------------------------------
 
 QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood)
@@ -1135,6 +1236,7 @@ def replay(ctx: Context) -> list[Row]:
                 rows.append(Row("hostile", "8. SIGTERM during a run: the attack could not finish",
                                 None, target="finishes", met=False,
                                 note=said(f"{type(error).__name__}: {error}")))
+            rows += held_models(folder / "held")
             rows += [Row("hostile", f"{n}. {what}", None, note=why) for n, what, why in NOT_REPLAYED]
     finally:
         shutil.rmtree(folder, ignore_errors=True)

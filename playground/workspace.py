@@ -165,7 +165,7 @@ class Workspace:
             path = self.workdir() / "set-aside-model.pt"
             torch.save({"model": trained.model, "trainer_state": trained.trainer_state}, path)
             self.__dict__["_shelf"] = (dataclasses.replace(trained, model=None, trainer_state=None),
-                                       path)
+                                       path, nbytes)
             self.__dict__["_trained"] = None
         log.info("set aside an idle model (%.1f MB) to %s", nbytes / 2**20, path)
         return nbytes
@@ -207,7 +207,8 @@ def _get_trained(self: Workspace) -> TrainedModel | None:
     with _SHELF_LOCK:
         trained, shelf = self.__dict__.get("_trained"), self.__dict__.get("_shelf")
         if trained is None and shelf is not None:  # set aside by make_room: bring it back
-            shell, path = shelf
+            shell, path, nbytes = shelf
+            make_room(nbytes, keep=self)  # (others' idle models may go to disk in its place)
             try:
                 kept = torch.load(path, weights_only=False)  # our own file, in our own folder
             except (OSError, RuntimeError, EOFError):  # (deleted or cut short under us)
