@@ -1125,8 +1125,8 @@ def held_models(folder: Path) -> list[Row]:
         for _ in range(HELD_VISITORS):
             client = visitor(server, attack.address())
             clients.append(client)
-            ok, out, _ = answer_of(lambda: client.predict(False, *_settings(**HELD_RUN),
-                                                          api_name="/train_model"))
+            ok, out, _ = answer_of(lambda c=client: c.predict(False, *_settings(**HELD_RUN),
+                                                              api_name="/train_model"))
             trained += ok and "Done" in text_of(out)
             if not server.alive():
                 break
