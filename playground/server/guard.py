@@ -42,7 +42,7 @@ from fastapi import HTTPException
 
 from playground.i18n import pick_language, t
 from playground.runtime import hosting
-from playground.runtime.files import human_bytes
+from playground.runtime.files import UPLOADS, human_bytes
 from playground.runtime.sessions import NewSessionLedger, new_sessions_per_minute
 from playground.server import gradio_internals, reattach
 
@@ -171,6 +171,7 @@ class RequestGuard:
                     "This network has uploaded {limit} in the last hour, as much as the page "
                     "takes; try again later.", lang, limit=human_bytes(UPLOAD_BYTES_PER_HOUR)),
                     path, scope)
+            send = noting_uploads(send, address)
         if route.startswith(CALL_ROUTES):
             problem = self._check_fields(route, body, lang)
             if problem:
@@ -255,6 +256,29 @@ class RequestGuard:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+def noting_uploads(send, address: str):
+    """``send`` for an upload's response that also notes the paths it answers with as uploaded
+    from ``address`` (``runtime.files.UPLOADS``: what a page's handler may then take)."""
+    status, chunks = 0, []
+
+    async def noting(message):
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body" and status == 200:
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                try:
+                    paths = json.loads(b"".join(chunks))
+                except ValueError:
+                    paths = None
+                if isinstance(paths, list):
+                    UPLOADS.arrived([p for p in paths if isinstance(p, str)], address)
+        await send(message)
+
+    return noting
 
 
 def _address_of(request) -> str:
