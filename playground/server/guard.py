@@ -13,6 +13,8 @@ as its queue holds from anyone. So, in front of it:
 * uploads count against their client address: ``UPLOAD_BYTES_PER_HOUR`` each, so one
   client cannot fill the disk (5 MB files without a session, 200 MB in 1.6 s, before); and
   Gradio's ``/gradio_api/deep_link``, which wrote 127 KB per call for ever, is closed.
+* each upload's answer is noted with its client address (``noting_uploads``): a page's
+  handler then reads a file only if that page uploaded it (``ui.session.uploaded_files``).
 * ``limit_jobs`` wraps the queue's ``push``: a session may have ``JOBS_PER_SESSION`` compute
   job (training, tokenizer training, bundle loading, generation, attention, export) queued or
   running, and one client address ``JOBS_PER_CLIENT``; beyond that the join is answered 429
