@@ -63,7 +63,7 @@ def use_corpus(session: Session | None, source: str, files: list[str] | str | No
 def use_corpus_from_page(session: Session | None, source: str, files: list[str] | str | None,
                          pasted: str, request: gr.Request) -> tuple[Session, str, str]:
     """``use_corpus`` as the page calls it: the files it names are read only if this page
-    uploaded them (``session.uploaded_files``); any other path is refused, the corpus kept."""
+    uploaded them (``ui.session.uploaded_files``); any other path is refused, the corpus kept."""
     session = ensure(session)
     if source == "Upload files" and files:
         files = uploaded_files(session, [files] if isinstance(files, str) else list(files), request)

@@ -632,7 +632,7 @@ def upload_bundle(session: Session | None, path: str | None):
 @friendly_errors
 def upload_bundle_from_page(session: Session | None, path: str | None, request: gr.Request):
     """``upload_bundle`` as the page calls it: the bundle is loaded only if this page uploaded
-    it (``session.uploaded_files``); any other path is refused, the session's model kept."""
+    it (``ui.session.uploaded_files``); any other path is refused, the session's model kept."""
     session = ensure(session)
     if path:
         (path,) = uploaded_files(session, [path], request)
