@@ -477,7 +477,7 @@ class Attack:
         """A fresh client address (TEST-NET-3), so no two attacks share a client's limits."""
         return f"203.0.113.{next(self.addresses)}"
 
-    def row(self, finding: int | None, metric: str, value: Any, unit: str = "", target: str = "",
+    def row(self, finding: int | str | None, metric: str, value: Any, unit: str = "", target: str = "",
             met: bool | None = None, response: str = "", cost: Cost | None = None,
             note: str = "", stopped: bool = False) -> Row:
         """One row; ✗ where the response gives the server away or the server died (unless the
@@ -1112,7 +1112,7 @@ def held_models(folder: Path) -> list[Row]:
     server there; now idle models go to disk and come back when their visitor generates."""
     cgroup = memory_cgroup(f"playground-hostile-{os.getpid()}", HELD_CAP_MB)
     if cgroup is None:
-        return [Row("hostile", "27.2 five held models and a tokenizer in a memory cgroup", None,
+        return [Row("hostile", "27.2. five held models and a tokenizer in a memory cgroup", None,
                     note="not replayed: this machine lets the bench make no memory cgroup")]
     server = Server(folder, cgroup=cgroup)
     attack = Attack(server, folder, False)
@@ -1131,7 +1131,7 @@ def held_models(folder: Path) -> list[Row]:
             if not server.alive():
                 break
         held = server.rss()
-        rows.append(attack.row(27, f"{HELD_VISITORS} visitors train a {HELD_RUN['n_layer']}x"
+        rows.append(attack.row("27.2", f"{HELD_VISITORS} visitors train a {HELD_RUN['n_layer']}x"
                                f"{HELD_RUN['n_embd']} model each and keep it (cap {HELD_CAP_MB} "
                                "MB): runs done", trained, f"of {HELD_VISITORS}",
                                f"{HELD_VISITORS}", met=trained == HELD_VISITORS,
@@ -1146,18 +1146,18 @@ def held_models(folder: Path) -> list[Row]:
         with measured(server) as cost:
             ok, out, _ = answer_of(lambda: late.predict("bpe", 2000, api_name="/train_tokenizer"))
         set_aside = sum(1 for _ in folder.joinpath("gradio").rglob("set-aside-model.pt"))
-        rows.append(attack.row(27, "...then one more visitor's BPE tokenizer on a "
+        rows.append(attack.row("27.2", "...then one more visitor's BPE tokenizer on a "
                                f"{len(text) / 1e6:.1f} MB paste: trained", ok, "",
                                "yes, server up", met=ok and server.alive(),
                                response=text_of(out), cost=cost,
                                note=f"{set_aside} idle models set aside on disk"))
         back = sum(_generated(client)[0] for client in clients[:HELD_VISITORS])
-        rows.append(attack.row(27, "...each of the first visitors' models generates after",
+        rows.append(attack.row("27.2", "...each of the first visitors' models generates after",
                                back, f"of {HELD_VISITORS}", f"{HELD_VISITORS}",
                                met=back == HELD_VISITORS,
                                note=f"RSS at the end {server.rss() / 2**20:.0f} MB"))
     except Exception as error:
-        rows.append(attack.row(27, "held models: the attack could not finish", None, "",
+        rows.append(attack.row("27.2", "held models: the attack could not finish", None, "",
                                "finishes", met=False, note=said(f"{type(error).__name__}: {error}")))
     finally:
         for client in clients:
@@ -1167,14 +1167,83 @@ def held_models(folder: Path) -> list[Row]:
             cgroup.rmdir()
         except OSError:
             pass
+
+
+SECRET = "SECRET-A " * 2100  # 27.1: visitor A's text, 18,900 characters as in issue 27
+
+
+def _file_data(path: str) -> dict:
+    return {"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": Path(path).name}
+
+
+def another_visitors_files(attack: Attack) -> list[Row]:
+    """27.1: visitor B names visitor A's uploads by their server paths, as B's corpus and as
+    B's bundle, in every form a path can take (A's path, relative to the server's working
+    folder, climbing out of B's own upload's folder with ..), from another network and from
+    A's own; then B's own uploads."""
+    from playground.checkpoint import save_bundle
+    from playground.config import ModelConfig, TrainConfig
+    from playground.model import GPT
+    from playground.tokenizer import train_tokenizer
+
+    server, rows, index = attack.server, [], fn_indexes(attack.server)
+    tok = train_tokenizer("char", SECRET)
+    model = GPT(ModelConfig(vocab_size=tok.vocab_size, block_size=8, n_layer=1, n_head=2, n_embd=8))
+    bundle = save_bundle(attack.folder / "model_A.zip", model, tok, TrainConfig(), [])
+
+    def upload(name: str, data: bytes, address: str) -> str:
+        return httpx.post(f"{server.url}gradio_api/upload", files={"files": (name, data)},
+                          headers={"x-forwarded-for": address}, timeout=CALL_TIMEOUT_S).json()[0]
+
+    def as_corpus(path: str, address: str, session: str) -> tuple[int, Any]:
+        return page_call(server, index["use_corpus"], [None, "Upload files", [_file_data(path)], ""],
+                         address, session_hash=session)
+
+    def as_bundle(path: str, address: str, session: str) -> tuple[int, Any]:
+        return page_call(server, index["upload_bundle"], [None, _file_data(path)], address,
+                         session_hash=session)
+
+    owner, other = attack.address(), attack.address()
+    secret = upload("secret_A.txt", SECRET.encode(), owner)
+    model_path = upload("model_A.zip", bundle.read_bytes(), owner)
+    as_corpus(secret, owner, "page-a")
+    as_bundle(model_path, owner, "page-a")
+    own = upload("mine.txt", b"B's own words, nothing more. " * 10, other)
+
+    def forms(path: str) -> dict[str, str]:
+        return {"its path": path, "relative": os.path.relpath(path, server.folder / "cwd"),
+                "..": str(Path(own).parent / ".." / Path(path).parent.name / Path(path).name)}
+
+    with measured(server) as cost:
+        read = [(what, address, as_corpus(p, address, f"page-b{n}"))
+                for n, (address, (what, p)) in enumerate(
+                    (a, f) for a in (other, owner) for f in forms(secret).items())]
+        loaded = [(what, address, as_bundle(p, address, f"page-c{n}"))
+                  for n, (address, (what, p)) in enumerate(
+                      (a, f) for a in (other, owner) for f in forms(model_path).items())]
+    got = [text_of(out) for _, _, (_, out) in read]
+    leaked = max((len(SECRET) for text in got if "SECRET-A" in text), default=0)
+    refusal = next((text for text in got if "SECRET-A" not in text), "")
+    rows.append(attack.row("27.1", f"B names A's {len(SECRET):,}-character upload as its corpus "
+                           f"({len(read)} path forms, 2 networks): A's characters B got", leaked,
+                           "characters", "0", met=leaked == 0, response=refusal, cost=cost,
+                           note=f"read in {sum('SECRET-A' in t for t in got)} of {len(read)} forms"))
+    took = [what for what, _, (_, out) in loaded if "Loaded" in text_of(out)]
+    rows.append(attack.row("27.1", f"...A's bundle as B's bundle ({len(loaded)} path forms): "
+                           "loaded", len(took), f"of {len(loaded)}", "0", met=not took,
+                           response=text_of(loaded[0][2][1])))
+    _, out = as_corpus(own, other, "page-b0")
+    rows.append(attack.row("27.1", "...B's own upload afterwards: read", "Corpus: mine.txt"
+                           in text_of(out), "", "yes", met="Corpus: mine.txt" in text_of(out),
+                           response=text_of(out)))
     return rows
 
 
 # --- the section ----------------------------------------------------------------------------
 
-QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood)
+QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood, another_visitors_files)
 FULL = (bundles, memory_estimate, one_client, tokenizer_without_spaces, bypass, session_flood,
-        disk, injected_link, bodies, smaller)
+        disk, injected_link, bodies, smaller, another_visitors_files)
 NOT_REPLAYED = [
     (8, "the hourly cache sweep of a live session's bundle", "not replayed: Gradio sweeps once an "
      "hour; tests/test_hostile_app.py runs the sweep on a live and an orphaned file"),
@@ -1193,7 +1262,7 @@ def _guarded(attack: Attack, fn: Callable[[Attack], list[Row]]) -> list[Row]:
     try:
         rows = fn(attack)
     except Exception as error:
-        rows = [attack.row(int(re.search(r"(\d+)", fn.__doc__ or "0").group(1)),
+        rows = [attack.row(re.search(r"(\d+(?:\.\d+)?)", fn.__doc__ or "0").group(1),
                            f"{fn.__name__}: the attack could not finish", None, "", "finishes",
                            met=False, note=said(f"{type(error).__name__}: {error}"))]
     if not attack.server.alive():
@@ -1243,7 +1312,7 @@ def replay(ctx: Context) -> list[Row]:
     return sorted(rows, key=_finding)
 
 
-def _finding(row: Row) -> int:
+def _finding(row: Row) -> float:
     """The finding a row is about, for the table's order (the start first, the summary last)."""
-    number = re.match(r"(\d+)\. ", row.metric)
-    return int(number.group(1)) if number else (-1 if row.metric.startswith("server start") else 99)
+    number = re.match(r"(\d+(?:\.\d+)?)\. ", row.metric)  # issue 14's 1-11, issue 27's 27.1...
+    return float(number.group(1)) if number else (-1 if row.metric.startswith("server start") else 99)
