@@ -34,6 +34,8 @@ def visitors(tiny_text, tmp_path, monkeypatch):
     """Four workspaces, each with a model trained by the run driver (AdamW: optimiser state
     kept for "continue"); the first trained first, so it is the least recently used."""
     monkeypatch.setenv("GRADIO_TEMP_DIR", str(tmp_path))
+    # only these four count (a model other tests left alive in this process would be older)
+    monkeypatch.setattr(workspace_module, "_LIVE", weakref.WeakValueDictionary())
     made = []
     for _ in range(4):
         corpus = from_text(tiny_text)
