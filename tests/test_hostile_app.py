@@ -339,3 +339,36 @@ def test_one_network_cannot_hold_every_training_slot(monkeypatch):
     finally:
         gate.set()
         demo.close()
+
+
+def test_a_run_takes_turns_as_its_clients_network(monkeypatch):
+    """The network a run's turns count against is the one the guard counts its jobs against
+    (``guard.address_of``: behind the trusted proxy, its X-Forwarded-For address)."""
+    from playground import runs
+    from playground.config import DEFAULT_PRESET, ConfigError
+    from playground.i18n import msg
+    from playground.ui.settings import PageSettings
+
+    asked = []
+
+    def recorded_start_run(*args, network=None, **kwargs):  # what the handler passes on
+        asked.append(network)
+        raise ConfigError(msg("Not now."))
+
+    monkeypatch.setattr(runs, "start_run", recorded_start_run)
+    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    try:
+        values = [None, False, *PageSettings.preset(DEFAULT_PRESET).as_list()]
+        answer = join(url, demo, "train_model", values, "visitor",
+                      {"x-forwarded-for": "198.51.100.7, 203.0.113.5"})
+        assert answer.status_code == 200
+        with httpx.stream("GET", f"{url}gradio_api/queue/data?session_hash=visitor",
+                          timeout=30) as events:
+            for line in events.iter_lines():
+                if "process_completed" in line:
+                    break
+        assert asked == ["203.0.113.5"]  # the proxy's, not what the client wrote
+    finally:
+        demo.close()

@@ -260,14 +260,15 @@ class RequestGuard:
         await send({"type": "http.response.body", "body": body})
 
 
-def _address_of(request) -> str:
+def address_of(request) -> str:
+    """The client address of a Gradio request (``client_address``: the one place it is read)."""
     return client_address(getattr(request, "headers", None) or {},
                           getattr(getattr(request, "client", None), "host", None))
 
 
 def _compute_jobs(blocks: gr.Blocks) -> list[tuple[str, str, str]]:
     """(session hash, client address, concurrency id) of each compute event queued or running."""
-    return [(job.session_hash, _address_of(job.request), job.concurrency_id)
+    return [(job.session_hash, address_of(job.request), job.concurrency_id)
             for job in gradio_internals.queued_events(blocks, COMPUTE_IDS)
             if job.concurrency_id in COMPUTE_IDS]
 
@@ -282,7 +283,7 @@ def limit_jobs(blocks: gr.Blocks) -> None:
         if join.concurrency_id not in COMPUTE_IDS:
             return await push()
         request = join.request
-        address, lang = _address_of(request), _language(getattr(request, "headers", None))
+        address, lang = address_of(request), _language(getattr(request, "headers", None))
         jobs = _compute_jobs(blocks) + joining
         if join.session_hash is not None and sum(
                 session == join.session_hash for session, _, _ in jobs) >= JOBS_PER_SESSION:
