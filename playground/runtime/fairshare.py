@@ -258,6 +258,8 @@ class FairShare:
         """
         source = iter(items)
         key = object()
+        # without a network or an owner the job is its own network, the same at each turn
+        network = network if network is not None else owner if owner is not None else key
         ticket: _Ticket | None = None
         began = 0.0
         ahead = priority if callable(priority) else (lambda: priority)

@@ -304,3 +304,28 @@ def test_without_networks_each_owner_is_its_own():
     middle = order[begin - 2:end]
     assert len(middle) >= 12 and all(a != b for a, b in zip(middle, middle[1:])), order
     assert all(len(set(middle[i:i + 3])) == 3 for i in range(len(middle) - 2)), order
+
+
+def test_a_job_without_an_owner_keeps_its_place_in_the_rounds():
+    """A short job with no owner (a generation streaming its tokens) is one network across its
+    turns: after its turn it goes behind the others, not ahead of them as a newcomer each time
+    (which would give it every other turn against two pages)."""
+    share, meter = FairShare(slots=1, slice_s=0.0, priority_slice_s=0.0), Meter()
+    names = ["anonymous", "page1", "page2"]
+
+    def one(name: str) -> None:
+        owner = None if name == "anonymous" else name
+        for _ in share.take_turns(meter.work(name, 12), owner=owner, priority=True):
+            pass
+
+    threads = [threading.Thread(target=one, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    order = meter.order
+    begin = max(order.index(name) for name in names)
+    end = min(len(order) - order[::-1].index(name) for name in names)
+    middle = order[begin - 2:end]
+    assert len(middle) >= 12, order
+    assert all(len(set(middle[i:i + 3])) == 3 for i in range(len(middle) - 2)), order
