@@ -3,8 +3,7 @@
 Issue 14 lists eleven findings of a red-team run against the app on 127.0.0.1, each with a
 "before" figure. This section replays each attack (at the size its row names) against
 ``app.py`` started in a process of its own, and records what the attack cost the server and
-what the attacker and a second visitor were told (``one_network`` replays finding 3 of issue
-27's round: a visitor's Start while one network holds every run it may):
+what the attacker and a second visitor were told:
 
 * memory: the server's peak resident memory during the attack above what it held before
   (``VmHWM``, reset through ``/proc/<pid>/clear_refs`` just before), and what it still held
@@ -135,8 +134,9 @@ def folder_bytes(folder: Path, skip: Path | None = None) -> int:
 class Server:
     """``app.py`` in a process of its own on 127.0.0.1, its folders under ``folder``."""
 
-    def __init__(self, folder: Path, env: dict[str, str] | None = None):
-        self.folder = folder
+    def __init__(self, folder: Path, env: dict[str, str] | None = None,
+                 cgroup: Path | None = None):
+        self.folder, self.cgroup = folder, cgroup  # cgroup: a memory cgroup it runs in
         self.env = {**os.environ, **SERVER_ENV, **(env or {}),
                     "GRADIO_TEMP_DIR": str(folder / "gradio"),
                     "PLAYGROUND_DATA_DIR": str(folder / "data"), "TMPDIR": str(folder / "tmp")}
@@ -153,9 +153,13 @@ class Server:
         self.url = f"http://127.0.0.1:{port}/"
         log = open(self.log_path, "ab")
         start = time.perf_counter()
+        procs = None if self.cgroup is None else self.cgroup / "cgroup.procs"
         self.process = subprocess.Popen([sys.executable, str(REPO_ROOT / "app.py")],
                                         cwd=self.folder / "cwd", stdout=log, stderr=subprocess.STDOUT,
-                                        env={**self.env, "GRADIO_SERVER_PORT": str(port)})
+                                        env={**self.env, "GRADIO_SERVER_PORT": str(port)},
+                                        # in its cgroup before it allocates anything
+                                        preexec_fn=None if procs is None else
+                                        lambda: procs.write_text(str(os.getpid())))
         log.close()
         while time.perf_counter() - start < START_TIMEOUT_S:
             if self.process.poll() is not None:
@@ -473,7 +477,7 @@ class Attack:
         """A fresh client address (TEST-NET-3), so no two attacks share a client's limits."""
         return f"203.0.113.{next(self.addresses)}"
 
-    def row(self, finding: int | None, metric: str, value: Any, unit: str = "", target: str = "",
+    def row(self, finding: int | str | None, metric: str, value: Any, unit: str = "", target: str = "",
             met: bool | None = None, response: str = "", cost: Cost | None = None,
             note: str = "", stopped: bool = False) -> Row:
         """One row; ✗ where the response gives the server away or the server died (unless the
@@ -697,11 +701,11 @@ def _second_run(attack: Attack) -> tuple[bool, str, float]:
 
 
 def one_network(attack: Attack) -> list[Row]:
-    """3 (issue 27, round 3): one network holds as many long runs as it may, then a visitor
-    from elsewhere presses Start (before: its run waited 240 s, until the flood was stopped)."""
+    """27.3: one network holds as many long runs as it may, then a visitor from elsewhere
+    presses Start (before: its run waited 240 s, until the flood was stopped)."""
     server, rows = attack.server, []
     ok, response, alone = _second_run(attack)
-    rows.append(attack.row(3, "(issue 27) a second visitor's 30-step run, server idle: done after",
+    rows.append(attack.row("27.3", "a second visitor's 30-step run, server idle: done after",
                            alone, "s", met=ok, response=response))
     flooder, n = attack.address(), 16
     long_run = _settings(max_steps=20_000, eval_interval=20_000)
@@ -710,12 +714,12 @@ def one_network(attack: Attack) -> list[Row]:
         jobs = [c.submit(False, *long_run, api_name="/train_model") for c in clients]
         time.sleep(5)  # every join answered, the runs let in under way
         refused = [str(j.exception(timeout=0)) for j in jobs if j.done() and j.exception(timeout=0)]
-        rows.append(attack.row(3, f"(issue 27) {n} runs of 20,000 steps from one network: let in",
+        rows.append(attack.row("27.3", f"{n} runs of 20,000 steps from one network: let in",
                                n - len(refused), f"of {n}", "<= 12", met=n - len(refused) <= 12,
                                response=refused[0] if refused else ""))
         ok, response, seconds = _second_run(attack)
-        rows.append(attack.row(3, "(issue 27) ...meanwhile a second visitor's 30-step run: done "
-                               "after", seconds, "s", f"<= {SECOND_VISITOR_WAIT_S * 2:.0f} s, done",
+        rows.append(attack.row("27.3", "...meanwhile a second visitor's 30-step run: done after",
+                               seconds, "s", f"<= {SECOND_VISITOR_WAIT_S * 2:.0f} s, done",
                                met=ok and seconds <= SECOND_VISITOR_WAIT_S * 2, response=response,
                                note=f"alone {alone:.1f} s"))
     finally:
@@ -1113,11 +1117,176 @@ def restart_and_link(folder: Path) -> list[Row]:
     return rows
 
 
+# --- round 3 (issue 27) -------------------------------------------------------------------------
+
+HELD_CAP_MB = 1600  # the capped server's memory cgroup (a 16 GB Space, scaled to this bench)
+HELD_VISITORS = 5
+HELD_RUN = dict(n_layer=6, n_embd=512, n_head=8, block_size=64, batch_size=8, max_steps=2,
+                eval_interval=2, eval_iters=1, sample_tokens=0, optimizer="adamw")
+HELD_PASTE_CHARS = 4_500_000  # the next visitor's paste, then a BPE tokenizer on it
+
+
+def memory_cgroup(name: str, limit_mb: int) -> Path | None:
+    """A memory cgroup below this process's own, limited to ``limit_mb`` (cgroup v1 or v2),
+    or None where this machine lets us make none (not root, no memory controller)."""
+    from playground.runtime.device import CGROUP_ROOT, own_cgroups
+
+    own = own_cgroups()
+    for top, below, limit_file in ((CGROUP_ROOT, own.get(""), "memory.max"),
+                                   (CGROUP_ROOT / "memory", own.get("memory"),
+                                    "memory.limit_in_bytes")):
+        parent = top.joinpath(*[p for p in (below or "/").split("/") if p])
+        if below is None or not (parent / limit_file).exists():
+            continue
+        try:
+            path = parent / name
+            path.mkdir(exist_ok=True)
+            (path / limit_file).write_text(str(limit_mb * 2**20))
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def held_models(folder: Path) -> list[Row]:
+    """Round 3, 2: models finished runs leave in memory are counted. A server in a memory
+    cgroup of ``HELD_CAP_MB``; ``HELD_VISITORS`` visitors each train a model and keep it;
+    then one more pastes a text and trains a BPE tokenizer. Before, the kernel killed the
+    server there; now idle models go to disk and come back when their visitor generates."""
+    cgroup = memory_cgroup(f"playground-hostile-{os.getpid()}", HELD_CAP_MB)
+    if cgroup is None:
+        return [Row("hostile", "27.2. five held models and a tokenizer in a memory cgroup", None,
+                    note="not replayed: this machine lets the bench make no memory cgroup")]
+    server = Server(folder, cgroup=cgroup)
+    attack = Attack(server, folder, False)
+    rows: list[Row] = []
+    clients = []
+    try:
+        server.start()
+        idle = server.rss()
+        trained = 0
+        for _ in range(HELD_VISITORS):
+            client = visitor(server, attack.address())
+            clients.append(client)
+            ok, out, _ = answer_of(lambda c=client: c.predict(False, *_settings(**HELD_RUN),
+                                                              api_name="/train_model"))
+            trained += ok and "Done" in text_of(out)
+            if not server.alive():
+                break
+        held = server.rss()
+        rows.append(attack.row("27.2", f"{HELD_VISITORS} visitors train a {HELD_RUN['n_layer']}x"
+                               f"{HELD_RUN['n_embd']} model each and keep it (cap {HELD_CAP_MB} "
+                               "MB): runs done", trained, f"of {HELD_VISITORS}",
+                               f"{HELD_VISITORS}", met=trained == HELD_VISITORS,
+                               note=f"RSS {idle / 2**20:.0f} -> {held / 2**20:.0f} MB"))
+        rng = random.Random(0)
+        words = ["".join(rng.choice("etaoinshrdlu") for _ in range(rng.randint(2, 9)))
+                 for _ in range(5000)]
+        text = " ".join(rng.choice(words) for _ in range(HELD_PASTE_CHARS // 6))
+        late = visitor(server, attack.address())
+        clients.append(late)
+        answer_of(lambda: late.predict("Paste text", None, text, api_name="/use_corpus"))
+        with measured(server) as cost:
+            ok, out, _ = answer_of(lambda: late.predict("bpe", 2000, api_name="/train_tokenizer"))
+        set_aside = sum(1 for _ in folder.joinpath("gradio").rglob("set-aside-model.pt"))
+        rows.append(attack.row("27.2", "...then one more visitor's BPE tokenizer on a "
+                               f"{len(text) / 1e6:.1f} MB paste: trained", ok, "",
+                               "yes, server up", met=ok and server.alive(),
+                               response=text_of(out), cost=cost,
+                               note=f"{set_aside} idle models set aside on disk"))
+        back = sum(_generated(client)[0] for client in clients[:HELD_VISITORS])
+        rows.append(attack.row("27.2", "...each of the first visitors' models generates after",
+                               back, f"of {HELD_VISITORS}", f"{HELD_VISITORS}",
+                               met=back == HELD_VISITORS,
+                               note=f"RSS at the end {server.rss() / 2**20:.0f} MB"))
+    except Exception as error:
+        rows.append(attack.row("27.2", "held models: the attack could not finish", None, "",
+                               "finishes", met=False, note=said(f"{type(error).__name__}: {error}")))
+    finally:
+        for client in clients:
+            client.close()
+        server.stop()
+        try:
+            cgroup.rmdir()
+        except OSError:
+            pass
+
+
+SECRET = "SECRET-A " * 2100  # 27.1: visitor A's text, 18,900 characters as in issue 27
+
+
+def _file_data(path: str) -> dict:
+    return {"path": path, "meta": {"_type": "gradio.FileData"}, "orig_name": Path(path).name}
+
+
+def another_visitors_files(attack: Attack) -> list[Row]:
+    """27.1: visitor B names visitor A's uploads by their server paths, as B's corpus and as
+    B's bundle, in every form a path can take (A's path, relative to the server's working
+    folder, climbing out of B's own upload's folder with ..), from another network and from
+    A's own; then B's own uploads."""
+    from playground.checkpoint import save_bundle
+    from playground.config import ModelConfig, TrainConfig
+    from playground.model import GPT
+    from playground.tokenizer import train_tokenizer
+
+    server, rows, index = attack.server, [], fn_indexes(attack.server)
+    tok = train_tokenizer("char", SECRET)
+    model = GPT(ModelConfig(vocab_size=tok.vocab_size, block_size=8, n_layer=1, n_head=2, n_embd=8))
+    bundle = save_bundle(attack.folder / "model_A.zip", model, tok, TrainConfig(), [])
+
+    def upload(name: str, data: bytes, address: str) -> str:
+        return httpx.post(f"{server.url}gradio_api/upload", files={"files": (name, data)},
+                          headers={"x-forwarded-for": address}, timeout=CALL_TIMEOUT_S).json()[0]
+
+    def as_corpus(path: str, address: str, session: str) -> tuple[int, Any]:
+        return page_call(server, index["use_corpus"], [None, "Upload files", [_file_data(path)], ""],
+                         address, session_hash=session)
+
+    def as_bundle(path: str, address: str, session: str) -> tuple[int, Any]:
+        return page_call(server, index["upload_bundle"], [None, _file_data(path)], address,
+                         session_hash=session)
+
+    owner, other = attack.address(), attack.address()
+    secret = upload("secret_A.txt", SECRET.encode(), owner)
+    model_path = upload("model_A.zip", bundle.read_bytes(), owner)
+    as_corpus(secret, owner, "page-a")
+    as_bundle(model_path, owner, "page-a")
+    own = upload("mine.txt", b"B's own words, nothing more. " * 10, other)
+
+    def forms(path: str) -> dict[str, str]:
+        return {"its path": path, "relative": os.path.relpath(path, server.folder / "cwd"),
+                "..": str(Path(own).parent / ".." / Path(path).parent.name / Path(path).name)}
+
+    with measured(server) as cost:
+        read = [(what, address, as_corpus(p, address, f"page-b{n}"))
+                for n, (address, (what, p)) in enumerate(
+                    (a, f) for a in (other, owner) for f in forms(secret).items())]
+        loaded = [(what, address, as_bundle(p, address, f"page-c{n}"))
+                  for n, (address, (what, p)) in enumerate(
+                      (a, f) for a in (other, owner) for f in forms(model_path).items())]
+    got = [text_of(out) for _, _, (_, out) in read]
+    leaked = max((len(SECRET) for text in got if "SECRET-A" in text), default=0)
+    refusal = next((text for text in got if "SECRET-A" not in text), "")
+    rows.append(attack.row("27.1", f"B names A's {len(SECRET):,}-character upload as its corpus "
+                           f"({len(read)} path forms, 2 networks): A's characters B got", leaked,
+                           "characters", "0", met=leaked == 0, response=refusal, cost=cost,
+                           note=f"read in {sum('SECRET-A' in t for t in got)} of {len(read)} forms"))
+    took = [what for what, _, (_, out) in loaded if "Loaded" in text_of(out)]
+    rows.append(attack.row("27.1", f"...A's bundle as B's bundle ({len(loaded)} path forms): "
+                           "loaded", len(took), f"of {len(loaded)}", "0", met=not took,
+                           response=text_of(loaded[0][2][1])))
+    _, out = as_corpus(own, other, "page-b0")
+    rows.append(attack.row("27.1", "...B's own upload afterwards: read", "Corpus: mine.txt"
+                           in text_of(out), "", "yes", met="Corpus: mine.txt" in text_of(out),
+                           response=text_of(out)))
+    return rows
+
+
 # --- the section ----------------------------------------------------------------------------
 
-QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood)
+QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood, another_visitors_files)
 FULL = (bundles, memory_estimate, one_client, one_network, tokenizer_without_spaces, bypass,
-        session_flood, disk, injected_link, bodies, smaller)
+        session_flood, disk, injected_link, bodies, smaller, another_visitors_files)
 NOT_REPLAYED = [
     (8, "the hourly cache sweep of a live session's bundle", "not replayed: Gradio sweeps once an "
      "hour; tests/test_hostile_app.py runs the sweep on a live and an orphaned file"),
@@ -1136,7 +1305,7 @@ def _guarded(attack: Attack, fn: Callable[[Attack], list[Row]]) -> list[Row]:
     try:
         rows = fn(attack)
     except Exception as error:
-        rows = [attack.row(int(re.search(r"(\d+)", fn.__doc__ or "0").group(1)),
+        rows = [attack.row(re.search(r"(\d+(?:\.\d+)?)", fn.__doc__ or "0").group(1),
                            f"{fn.__name__}: the attack could not finish", None, "", "finishes",
                            met=False, note=said(f"{type(error).__name__}: {error}"))]
     if not attack.server.alive():
@@ -1179,13 +1348,14 @@ def replay(ctx: Context) -> list[Row]:
                 rows.append(Row("hostile", "8. SIGTERM during a run: the attack could not finish",
                                 None, target="finishes", met=False,
                                 note=said(f"{type(error).__name__}: {error}")))
+            rows += held_models(folder / "held")
             rows += [Row("hostile", f"{n}. {what}", None, note=why) for n, what, why in NOT_REPLAYED]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return sorted(rows, key=_finding)
 
 
-def _finding(row: Row) -> int:
+def _finding(row: Row) -> float:
     """The finding a row is about, for the table's order (the start first, the summary last)."""
-    number = re.match(r"(\d+)\. ", row.metric)
-    return int(number.group(1)) if number else (-1 if row.metric.startswith("server start") else 99)
+    number = re.match(r"(\d+(?:\.\d+)?)\. ", row.metric)  # issue 14's 1-11, issue 27's 27.1...
+    return float(number.group(1)) if number else (-1 if row.metric.startswith("server start") else 99)

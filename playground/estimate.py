@@ -72,6 +72,20 @@ OWN_PROBE_MAX_FLOPS = 20e9
 
 # --- FLOPs --------------------------------------------------------------------------------
 
+TOKENIZER_BYTES_PER_CHAR = 96  # training one: BPE (2,000 tokens) in its child process peaked
+#   at 419 MB on 4.8 MB of text, 79 bytes a character (5.8 on Tiny Shakespeare x4, whose words
+#   repeat more); then the text as ids, 8 more
+
+
+def tokenizer_memory(chars: int) -> int:
+    """Bytes training a tokenizer on ``chars`` characters of text may take, at the peak.
+
+    >>> tokenizer_memory(1_000_000) // 2**20
+    91
+    """
+    return TOKENIZER_BYTES_PER_CHAR * max(0, int(chars))
+
+
 def matmul_params(model: ModelConfig) -> int:
     """Weights that take part in a matrix multiply per token: the blocks' and the output layer's.
 

@@ -49,7 +49,7 @@ from playground.runtime.device import pick_device
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord, keep_record
 from playground.trained import TrainedModel
-from playground.workspace import Workspace, check_bundle_room
+from playground.workspace import Workspace, check_bundle_room, make_room
 
 log = logging.getLogger("playground.runs")
 
@@ -256,9 +256,20 @@ class Run:
         hosting.check_allowed(train_config, self.timing.seconds if self.timing else None)
         if not hosting.current().on_zero_gpu:  # there the GPU exists only inside a chunk
             self._held_seen = fairshare.MACHINE.memory_held()
-            check_memory(model_config, train_config, pick_device(self.device or train_config.device),
+            device = pick_device(self.device or train_config.device)
+            self._make_room(model_config, train_config, self._held_seen, device)
+            check_memory(model_config, train_config, device,
                          data_tokens=len(ws.corpus_or_default().text), held_bytes=self._held_seen)
         self.checked = True
+
+    def _make_room(self, model_config: ModelConfig, train_config: TrainConfig, held: int,
+                   device=None) -> None:
+        """Idle visitors' models go to disk (``workspace.make_room``) where this run, beside
+        what the runs under way may still take (``held``), would not fit with them."""
+        need = estimate_memory(model_config, train_config,
+                               data_tokens=len(self.workspace.corpus_or_default().text))
+        make_room(need + held, keep=self.workspace,
+                  device=device or pick_device(train_config.device))
 
     def stop(self) -> None:
         """Stop after the current step (or evaluation batch); before its first turn, end."""
@@ -277,6 +288,7 @@ class Run:
             again = not hosting.current().on_zero_gpu and held != self._held_seen
             if self.continue_:
                 trained = require_model(ws, msg("continue training"))
+                self._make_room(trained.model_config, self.train_config, held)
                 return prepare_run(corpus, trained.tokenizer, trained.model_config,
                                    self.train_config, model=trained.model,
                                    trainer_state=trained.trainer_state,
@@ -292,6 +304,7 @@ class Run:
             if ws.tokenizer_corpus is not corpus:
                 raise tokenizer_mismatch(corpus.name)
             model_config, train_config = self.settings.configs(tokenizer.vocab_size)
+            self._make_room(model_config, train_config, held)  # (others may have trained since)
             return prepare_run(corpus, tokenizer, model_config, train_config,
                                check_free_memory=again, held_bytes=held)
 

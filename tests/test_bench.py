@@ -265,15 +265,15 @@ HOSTILE_OPEN: tuple[str, ...] = ()  # every finding the replay measures is held
 
 
 def test_the_hostile_section_replays_the_quick_attacks_against_a_server_of_its_own(tmp_path):
-    """The hostile section in quick mode (issue 14's attacks that need no training and no
-    browser) against app.py in a process of its own: every finding's rows are there, no attack
-    broke, the server never died, no answer gave the server away, and every refusal held."""
+    """The hostile section in quick mode (the attacks of issues 14 and 27 that need no training
+    and no browser) against app.py in a process of its own: every finding's rows are there, no
+    attack broke, the server never died, no answer gave the server away, and every refusal held."""
     out = tmp_path / "results.json"
     assert cli.main(["--quick", "--only", "hostile", "--out", str(out)]) == 0
     rows = json.loads(out.read_text())["rows"]
     assert all(r["section"] == "hostile" for r in rows)  # no section failed
     findings = {r["metric"].split(". ", 1)[0] for r in rows}
-    assert {"5", "6", "7", "9", "10", "11"} <= findings
+    assert {"5", "6", "7", "9", "10", "11", "27.1"} <= findings
     assert not [r for r in rows if "could not finish" in r["metric"]]
     assert not [r for r in rows if "LEAKS" in r["note"] or "SERVER DIED" in r["note"]]
     held = [r for r in rows if r["met"] is not None and not any(o in r["metric"] for o in HOSTILE_OPEN)]

@@ -986,4 +986,7 @@ ZH_CN: dict[str, str] = {
     "the token's vector in the residual stream (size {size}).":
         "输出矩阵 W_o 中属于这个头的那一段把这 {hs} 个数变成 {width} 个数，加到残差流中这个词元的"
         "向量上（大小 {size}）。",
+    "That file was not uploaded from this page, so it was not opened: a page may only use the "
+    "files it uploaded itself. Upload the file again here.":
+        "该文件不是从本页面上传的，因此没有打开：页面只能使用它自己上传的文件。请在这里重新上传该文件。",
 }

@@ -279,21 +279,55 @@ def _stat_field(text: str | None, name: str) -> int:
     return 0
 
 
-def container_memory_free(root: Path = CGROUP_ROOT) -> int | None:
+PROC_CGROUP = Path("/proc/self/cgroup")
+
+
+def own_cgroups(proc_cgroup: Path = PROC_CGROUP) -> dict[str, str]:
+    r"""This process's cgroup paths: "" (cgroup v2) or "memory" (v1) -> its path there.
+
+    >>> import tempfile; f = Path(tempfile.mkdtemp()) / "cgroup"
+    >>> _ = f.write_text("4:memory:/jobs/a\n1:cpu,cpuacct:/\n0::/\n")
+    >>> own_cgroups(f)
+    {'memory': '/jobs/a', 'cpu': '/', 'cpuacct': '/', '': '/'}
+    """
+    found = {}
+    for line in (_read(proc_cgroup) or "").splitlines():
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        for name in controllers.split(","):
+            found.setdefault(name, path)
+    return found
+
+
+def container_memory_free(root: Path = CGROUP_ROOT, proc_cgroup: Path = PROC_CGROUP) -> int | None:
     """Bytes this container may still take before it is killed: its cgroup's limit minus
     what it uses (page cache it can drop not counted); None when it has no limit.
 
     A container's ``/proc/meminfo`` shows the host's memory, so only this says how close a
-    process in a 16 GB Space is to being killed.
+    process in a 16 GB Space is to being killed. The process's own cgroup is read where the
+    mount shows it (``/proc/self/cgroup``: a process put in a cgroup below the container's, as
+    a job runner or the hostile bench does), else the mount's root (a container's namespace
+    shows its own cgroup as the root).
     """
+    own = own_cgroups(proc_cgroup)
     for limit_file, usage_file, stat_file, reclaimable in _MEMORY_FILES:
-        limit, usage = _read(root / limit_file), _read(root / usage_file)
-        if limit is None or usage is None:
-            continue
-        if not (limit.isdigit() and usage.isdigit()) or int(limit) >= _NO_LIMIT:
-            return None  # "max" (v2) or a huge number (v1): no limit
-        used = int(usage) - _stat_field(_read(root / stat_file), reclaimable)
-        return max(0, int(limit) - max(0, used))
+        v1 = limit_file.startswith("memory/")
+        top = root / "memory" if v1 else root
+        parts = [p for p in ((own.get("memory") if v1 else own.get("")) or "/").split("/") if p]
+        frees, found = [], False
+        for depth in range(len(parts), -1, -1):  # its own cgroup, then each one above it
+            base = top.joinpath(*parts[:depth])
+            limit = _read(base / limit_file.removeprefix("memory/"))
+            usage = _read(base / usage_file.removeprefix("memory/"))
+            if limit is None or usage is None:
+                continue
+            found = True
+            if not (limit.isdigit() and usage.isdigit()) or int(limit) >= _NO_LIMIT:
+                continue  # "max" (v2) or a huge number (v1): no limit at this level
+            stat = _read(base / stat_file.removeprefix("memory/"))
+            used = int(usage) - _stat_field(stat, reclaimable)
+            frees.append(max(0, int(limit) - max(0, used)))
+        if found:
+            return min(frees) if frees else None
     return None
 
 

@@ -13,6 +13,8 @@ as its queue holds from anyone. So, in front of it:
 * uploads count against their client address: ``UPLOAD_BYTES_PER_HOUR`` each, so one
   client cannot fill the disk (5 MB files without a session, 200 MB in 1.6 s, before); and
   Gradio's ``/gradio_api/deep_link``, which wrote 127 KB per call for ever, is closed.
+* each upload's answer is noted with its client address (``noting_uploads``): a page's
+  handler then reads a file only if that page uploaded it (``ui.session.uploaded_files``).
 * ``limit_jobs`` wraps the queue's ``push``: a session may have ``JOBS_PER_SESSION`` compute
   job (training, tokenizer training, bundle loading, generation, attention, export) queued or
   running, and one client address ``JOBS_PER_CLIENT``, of them at most
@@ -45,7 +47,7 @@ from fastapi import HTTPException
 
 from playground.i18n import pick_language, t
 from playground.runtime import hosting
-from playground.runtime.files import human_bytes
+from playground.runtime.files import UPLOADS, human_bytes
 from playground.runtime.sessions import NewSessionLedger, new_sessions_per_minute
 from playground.server import gradio_internals, reattach
 
@@ -174,6 +176,7 @@ class RequestGuard:
                     "This network has uploaded {limit} in the last hour, as much as the page "
                     "takes; try again later.", lang, limit=human_bytes(UPLOAD_BYTES_PER_HOUR)),
                     path, scope)
+            send = noting_uploads(send, address)
         if route.startswith(CALL_ROUTES):
             problem = self._check_fields(route, body, lang)
             if problem:
@@ -258,6 +261,29 @@ class RequestGuard:
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
+
+
+def noting_uploads(send, address: str):
+    """``send`` for an upload's response that also notes the paths it answers with as uploaded
+    from ``address`` (``runtime.files.UPLOADS``: what a page's handler may then take)."""
+    status, chunks = 0, []
+
+    async def noting(message):
+        nonlocal status
+        if message["type"] == "http.response.start":
+            status = message["status"]
+        elif message["type"] == "http.response.body" and status == 200:
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                try:
+                    paths = json.loads(b"".join(chunks))
+                except ValueError:
+                    paths = None
+                if isinstance(paths, list):
+                    UPLOADS.arrived([p for p in paths if isinstance(p, str)], address)
+        await send(message)
+
+    return noting
 
 
 def address_of(request) -> str:

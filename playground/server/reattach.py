@@ -102,7 +102,7 @@ def token_state() -> gr.BrowserState:
 
 def has_work(session: Session) -> bool:
     """Whether ``session`` holds anything a visitor made (else freeing it loses nothing)."""
-    return (session.trained is not None or bool(session.runs.names())
+    return (session.has_model or bool(session.runs.names())
             or session.corpus is not None or session.tokenizer is not None)
 
 
@@ -147,7 +147,7 @@ def free(session: Session) -> None:
     """Free ``session`` now: its model and files go, and it is filed nowhere any more."""
     REGISTRY.forget(session)
     _unheld.pop(id(session), None)
-    had_model = session.trained is not None
+    had_model = session.has_model
     session.release()
     if had_model and session.run.current is None:  # no run holds the model: its memory goes back
         RECLAIMER.soon()  # (once for a burst of frees, from a thread of its own)
@@ -361,14 +361,14 @@ def _occupants(demo: gr.Blocks) -> tuple[list[sessions.Occupant], dict]:
         things[key] = session_hash
         occupants.append(sessions.Occupant(
             key, used if used is not None else 0.0, work=any(has_work(s) for s in ours),
-            model=any(s.trained is not None for s in ours), busy=_busy(demo, session_hash, ours)))
+            model=any(s.has_model for s in ours), busy=_busy(demo, session_hash, ours)))
     for session, _, closed_at in REGISTRY.entries():
         if closed_at is None:
             continue
         key = ("closed", id(session))
         things[key] = session
         occupants.append(sessions.Occupant(key, time.time() - (time.monotonic() - closed_at),
-                                           work=True, model=session.trained is not None,
+                                           work=True, model=session.has_model,
                                            let_go=True, busy=session.run.running))
     return occupants, things
 

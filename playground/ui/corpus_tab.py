@@ -14,7 +14,8 @@ from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, l
 from playground.i18n import localize, msg, t
 from playground.tasks import TASKS, task_corpus, task_note
 from playground.ui.lang import tr
-from playground.ui.session import Session, default_corpus, ensure, friendly_errors
+from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
+                                   uploaded_files)
 from playground.ui.settings import PageSettings
 
 SOURCES = ("Tiny Shakespeare", "Upload files", "Paste text")
@@ -56,6 +57,17 @@ def use_corpus(session: Session | None, source: str, files: list[str] | str | No
                               choices=", ".join(SOURCES)))
     session.corpus = corpus
     return session, corpus_summary(corpus, session.lang), corpus.preview(PREVIEW_CHARS)
+
+
+@friendly_errors
+def use_corpus_from_page(session: Session | None, source: str, files: list[str] | str | None,
+                         pasted: str, request: gr.Request) -> tuple[Session, str, str]:
+    """``use_corpus`` as the page calls it: the files it names are read only if this page
+    uploaded them (``ui.session.uploaded_files``); any other path is refused, the corpus kept."""
+    session = ensure(session)
+    if source == "Upload files" and files:
+        files = uploaded_files(session, [files] if isinstance(files, str) else list(files), request)
+    return use_corpus(session, source, files, pasted)
 
 
 def show_corpus(session: Session | None) -> tuple[str, str]:
@@ -122,10 +134,10 @@ def build(session: gr.State) -> CorpusTab:
     source.input(choose_source, [session, source],
                  [session, summary, preview, files, pasted, paste_btn],
                  concurrency_limit=None, api_visibility="private")
-    files.upload(use_corpus, [session, source, files, pasted], [session, summary, preview],
+    files.upload(use_corpus_from_page, [session, source, files, pasted], [session, summary, preview],
                  concurrency_limit=None, api_name="use_uploaded_corpus", api_visibility="private")
-    paste_btn.click(use_corpus, [session, source, files, pasted], [session, summary, preview],
-                    concurrency_limit=None, api_name="use_corpus")
+    paste_btn.click(use_corpus_from_page, [session, source, files, pasted],
+                    [session, summary, preview], concurrency_limit=None, api_name="use_corpus")
     return CorpusTab(source=source, summary=summary, preview=preview, task=task,
                      task_note=task_note)
 

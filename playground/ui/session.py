@@ -33,6 +33,7 @@ from playground.tokenizer import TokenizerError
 from playground.trained import TrainedModel
 from playground import runs
 from playground.runs import Busy
+from playground.runtime.files import UPLOADS
 from playground.workspace import (LIVE_FILES, LiveFiles, RunState,  # noqa: F401 (the page's names)
                                   Workspace, app_temp_dir, check_bundle_room, default_corpus)
 
@@ -65,6 +66,7 @@ class Session(Workspace):
     attention_text: str = ""
     copy_index: CopyIndex | None = None  # built once per corpus (the memorisation check)
     copy_index_corpus: Corpus | None = None
+    uploads: set[str] = field(default_factory=set)  # the files this page uploaded (resolved)
 
     def release(self) -> None:
         """Free the model and delete this session's files (``gr.State``'s delete_callback);
@@ -86,6 +88,22 @@ def new_session() -> Session:
 def ensure(session: Session | None) -> Session:
     """The handler's session: a fresh one when called without (API clients, tests)."""
     return session if session is not None else Session()
+
+
+def uploaded_files(session: Session, paths: list[str], request: gr.Request | None) -> list[str]:
+    """``paths``, sent with a page's call (``request``), resolved, if this page uploaded each of
+    them; else ``UploadRefused`` (a message for people) before any is read.
+
+    Gradio lets a call name any file in its upload folder, every visitor's uploads included,
+    and an upload names no page: the web server notes each upload with its client's address
+    (``server.guard``), and a page takes one as its own the first time it sends it
+    (``runtime.files.Uploads``); ``session.uploads`` holds what it took.
+    """
+    from playground.server.guard import client_address  # the server's door (it imports the tabs)
+
+    address = client_address(getattr(request, "headers", None) or {},
+                             getattr(getattr(request, "client", None), "host", None))
+    return [UPLOADS.take(path, address, session.uploads) for path in paths]
 
 
 # Errors whose message is written for people: shown as they are.

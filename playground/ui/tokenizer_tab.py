@@ -13,12 +13,14 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from playground import estimate
 from playground.i18n import localize, t
 from playground.insight.merges import tokens_after_merges
 from playground.plots import display_token, token_html
 from playground.tokenizer import BPE_DEFAULT_VOCAB, BPE_MAX_VOCAB, BPE_MIN_VOCAB, train_tokenizer
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure, friendly_errors
+from playground.workspace import make_room
 from playground.runtime.fairshare import in_turns
 
 KINDS = [(tr("choice_kind_char"), "char"), (tr("choice_kind_bpe"), "bpe")]
@@ -55,6 +57,7 @@ def train_tokenizer_handler(session: Session | None, kind: str,
     session = ensure(session)
     lang = session.lang
     corpus = session.corpus_or_default()
+    make_room(estimate.tokenizer_memory(len(corpus.text)), keep=session)  # idle models to disk
     tokenizer = train_tokenizer(kind, corpus.text, int(vocab_size) if kind == "bpe" else None,
                                 time_budget_s=TIME_BUDGET_S)
     session.tokenizer, session.tokenizer_corpus = tokenizer, corpus

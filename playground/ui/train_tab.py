@@ -55,8 +55,8 @@ from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
-from playground.ui.session import (Session, default_corpus, ensure,
-                                   friendly_errors)
+from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
+                                   uploaded_files)
 from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
@@ -632,6 +632,16 @@ def upload_bundle(session: Session | None, path: str | None):
     return (session, True, loss_panel.figure(session, bundle.history), status, *values)
 
 
+@friendly_errors
+def upload_bundle_from_page(session: Session | None, path: str | None, request: gr.Request):
+    """``upload_bundle`` as the page calls it: the bundle is loaded only if this page uploaded
+    it (``ui.session.uploaded_files``); any other path is refused, the session's model kept."""
+    session = ensure(session)
+    if path:
+        (path,) = uploaded_files(session, [path], request)
+    return upload_bundle(session, path)
+
+
 # --- widgets ----------------------------------------------------------------------------------
 
 def _widget(name: str, value: Any) -> gr.components.Component:
@@ -730,7 +740,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
                     api_visibility="private", show_progress="hidden")
     stop.click(stop_training, session, None, concurrency_limit=None, api_name="stop_training",
                show_progress="hidden")
-    upload.upload(fairshare.in_turns(upload_bundle), [session, upload],
+    upload.upload(fairshare.in_turns(upload_bundle_from_page), [session, upload],
                   [session, continue_training, plot, status, *settings],
                   concurrency_limit=concurrency_limit, concurrency_id="compute",  # server/guard.py
                   api_name="upload_bundle", show_progress="hidden")

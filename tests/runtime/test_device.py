@@ -270,6 +270,29 @@ def test_the_containers_memory_limit_is_read_from_cgroup_v2_and_v1(tmp_path, fil
     assert dev.container_memory_free(cgroup(tmp_path, files)) == free
 
 
+@pytest.mark.parametrize("files, free", [
+    # v1: the container (root) 8 GB with 5 GB used; the process's own cgroup below it 2 GB
+    # with 1.5 GB used: 0.5 GB before this cgroup is killed
+    ({"memory/memory.limit_in_bytes": str(8 * GB), "memory/memory.usage_in_bytes": str(5 * GB),
+      "memory/jobs/a/memory.limit_in_bytes": str(2 * GB),
+      "memory/jobs/a/memory.usage_in_bytes": str(int(1.5 * GB))}, GB // 2),
+    # its own without a limit, one above it with one: that one's room
+    ({"memory/jobs/memory.limit_in_bytes": str(3 * GB),
+      "memory/jobs/memory.usage_in_bytes": str(GB),
+      "memory/jobs/a/memory.limit_in_bytes": "9223372036854771712",
+      "memory/jobs/a/memory.usage_in_bytes": str(GB)}, 2 * GB),
+    # v2, its own cgroup's limit
+    ({"memory.max": "max", "memory.current": str(GB),
+      "jobs/a/memory.max": str(4 * GB), "jobs/a/memory.current": str(GB)}, 3 * GB),
+])
+def test_the_limit_of_the_processs_own_cgroup_and_those_above_it_counts(tmp_path, files, free):
+    """A process put in a cgroup below the container's (a job runner, the hostile bench's
+    capped server) is killed at that cgroup's limit, not the mount root's."""
+    own = tmp_path / "self-cgroup"
+    own.write_text("4:memory:/jobs/a\n0::/jobs/a\n")
+    assert dev.container_memory_free(cgroup(tmp_path, files), own) == free
+
+
 def test_free_memory_is_the_lesser_of_the_host_and_the_container(tmp_path):
     host = meminfo(tmp_path, 100 * GB // 1024)  # the host shows 100 GB available
     limited = cgroup(tmp_path, {"memory.max": str(16 * GB), "memory.current": str(4 * GB)})

@@ -191,7 +191,7 @@ def test_start_is_wired_so_a_refusal_leaves_no_badge():
     assert [b.elem_id for b in train.show_progress_on] == ["train-status"]
     releases = [fn for fn in demo.fns.values() if fn.name == "release_run"]
     assert len(releases) >= 2 and all(fn.show_progress == "hidden" for fn in releases)
-    assert fns["upload_bundle"].show_progress == "hidden"
+    assert fns["upload_bundle_from_page"].show_progress == "hidden"
     assert fns["on_settings_change"].show_progress == "hidden"
 
 
