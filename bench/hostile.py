@@ -649,7 +649,7 @@ def one_client(attack: Attack) -> list[Row]:
         one_more = join(server, fn_indexes(server)["train_tokenizer"], [None, "char", 512],
                         uuid.uuid4().hex[:11], flooder)
         rows.append(attack.row(3, f"{n} runs of 20,000 steps from one client: let in",
-                               n - len(refused), f"of {n}", "<= 16", met=n - len(refused) <= 16,
+                               n - len(refused), f"of {n}", "<= 12", met=n - len(refused) <= 12,
                                response=f"one more job: {one_more.status_code} {one_more.text}"))
         rows.append(attack.row(3, "...meanwhile a second visitor's tokenizer", wait, "s",
                                f"<= {SECOND_VISITOR_WAIT_S:.0f} s, answered",
@@ -683,6 +683,49 @@ def one_client(attack: Attack) -> list[Row]:
                                met=seconds <= 10, response=text_of(out)))
     finally:
         client.close()
+    return rows
+
+
+def _second_run(attack: Attack) -> tuple[bool, str, float]:
+    """A second visitor, from its own address, trains ``TINY_RUN`` (30 steps): seconds to its
+    end, or ``CALL_TIMEOUT_S`` and not ok where it never got to train."""
+    client = visitor(attack.server, attack.address())
+    try:
+        job = client.submit(False, *_settings(), api_name="/train_model")
+        ok, out, seconds = answer_of(lambda: job.result(timeout=CALL_TIMEOUT_S))
+        if not ok:
+            answer_of(lambda: client.predict(api_name="/stop_training"))
+    finally:
+        client.close()
+    return ok and "Done" in text_of(out), text_of(out), seconds
+
+
+def one_network(attack: Attack) -> list[Row]:
+    """27.3: one network holds as many long runs as it may, then a visitor from elsewhere
+    presses Start (before: its run waited 240 s, until the flood was stopped)."""
+    server, rows = attack.server, []
+    ok, response, alone = _second_run(attack)
+    rows.append(attack.row("27.3", "a second visitor's 30-step run, server idle: done after",
+                           alone, "s", met=ok, response=response))
+    flooder, n = attack.address(), 16
+    long_run = _settings(max_steps=20_000, eval_interval=20_000)
+    clients = [visitor(server, flooder) for _ in range(n)]
+    try:
+        jobs = [c.submit(False, *long_run, api_name="/train_model") for c in clients]
+        time.sleep(5)  # every join answered, the runs let in under way
+        refused = [str(j.exception(timeout=0)) for j in jobs if j.done() and j.exception(timeout=0)]
+        rows.append(attack.row("27.3", f"{n} runs of 20,000 steps from one network: let in",
+                               n - len(refused), f"of {n}", "<= 12", met=n - len(refused) <= 12,
+                               response=refused[0] if refused else ""))
+        ok, response, seconds = _second_run(attack)
+        rows.append(attack.row("27.3", "...meanwhile a second visitor's 30-step run: done after",
+                               seconds, "s", f"<= {SECOND_VISITOR_WAIT_S * 2:.0f} s, done",
+                               met=ok and seconds <= SECOND_VISITOR_WAIT_S * 2, response=response,
+                               note=f"alone {alone:.1f} s"))
+    finally:
+        for c in clients:
+            answer_of(lambda c=c: c.predict(api_name="/stop_training"))
+            c.close()
     return rows
 
 
@@ -1242,8 +1285,8 @@ def another_visitors_files(attack: Attack) -> list[Row]:
 # --- the section ----------------------------------------------------------------------------
 
 QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood, another_visitors_files)
-FULL = (bundles, memory_estimate, one_client, tokenizer_without_spaces, bypass, session_flood,
-        disk, injected_link, bodies, smaller, another_visitors_files)
+FULL = (bundles, memory_estimate, one_client, one_network, tokenizer_without_spaces, bypass,
+        session_flood, disk, injected_link, bodies, smaller, another_visitors_files)
 NOT_REPLAYED = [
     (8, "the hourly cache sweep of a live session's bundle", "not replayed: Gradio sweeps once an "
      "hour; tests/test_hostile_app.py runs the sweep on a live and an orphaned file"),

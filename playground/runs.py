@@ -205,12 +205,16 @@ class Run:
     """One run of a workspace (see the module's docstring). ``steps`` trains at most that many
     more steps (Step ×k: no estimate, no Compare log line); ``chunk_seconds`` forces ZeroGPU's
     chunked path (tests); ``device`` overrides where a run of local steps trains; ``preset``
-    names the preset the settings are, when they are one (a GPU recipe on a CPU is said)."""
+    names the preset the settings are, when they are one (a GPU recipe on a CPU is said);
+    ``network`` the client address the run comes from (``server.guard.address_of``): its turns
+    are that network's, shared with its other runs (None, as locally: the workspace's own)."""
 
     def __init__(self, workspace: Workspace, settings: Settings, *, continue_: bool = False,
                  steps: int | None = None, chunk_seconds: float | None = None,
-                 device: str | None = None, preset: str | None = None):
+                 device: str | None = None, preset: str | None = None,
+                 network: str | None = None):
         self.workspace, self.settings, self.preset = workspace, settings, preset
+        self.network = network
         self.continue_, self.steps = continue_, steps
         self.chunk_seconds, self.device = chunk_seconds, device
         self.checked = False
@@ -279,7 +283,7 @@ class Run:
         The memory is checked again only if other runs took some since ``check``."""
         ws = self.workspace
         corpus = ws.corpus_or_default()
-        with fairshare.MACHINE.turn():
+        with fairshare.MACHINE.turn(id(ws), network=self.network):
             held = fairshare.MACHINE.memory_held()
             again = not hosting.current().on_zero_gpu and held != self._held_seen
             if self.continue_:
@@ -361,7 +365,8 @@ class Run:
                 # a turn at a time with every other visitor's run and job; ahead of the runs
                 # under way until its first step (fairshare.take_turns)
                 records = fairshare.MACHINE.take_turns(records, owner=id(ws), report=True,
-                                                       priority=lambda: not stepped)
+                                                       priority=lambda: not stepped,
+                                                       network=self.network)
             memory = fairshare.MACHINE.hold_memory(estimate_memory(
                 trained.model_config, trained.train_config, data_tokens=len(trained.corpus.text)))
             cap, start_step, last_eval, last_step, end = (hosting.run_time_cap(), plan.start_step,
@@ -433,13 +438,16 @@ class Run:
 
 def start_run(workspace: Workspace, settings: Settings, *, continue_: bool = False,
               steps: int | None = None, chunk_seconds: float | None = None,
-              device: str | None = None, preset: str | None = None) -> Run:
-    """The workspace's run of ``settings``: the one ``check_run`` checked for the same request,
-    if any, else a new one (``Run.events`` checks it before it trains)."""
+              device: str | None = None, preset: str | None = None,
+              network: str | None = None) -> Run:
+    """The workspace's run of ``settings``, coming from ``network``: the one ``check_run``
+    checked for the same request, if any, else a new one (``Run.events`` checks it before it
+    trains)."""
     run = Run(workspace, settings, continue_=continue_, steps=steps,
-              chunk_seconds=chunk_seconds, device=device, preset=preset)
+              chunk_seconds=chunk_seconds, device=device, preset=preset, network=network)
     checked, workspace.run.checked = workspace.run.checked, None
     if checked is not None and checked.same_request(run):
+        checked.network = network
         return checked
     return run
 

@@ -291,3 +291,84 @@ def test_one_client_cannot_fill_the_disk_with_uploads(monkeypatch):
                          timeout=30).status_code == 404
     finally:
         demo.close()
+
+
+def test_one_network_cannot_hold_every_training_slot(monkeypatch):
+    """Issue 27, item 3: sixteen runs from one address filled the sixteen runs that take turns,
+    and another visitor's Start waited in the queue until they ended (240 s, and on). Now one
+    network holds at most ``hosting.network_runs`` of them (12), the rest are told why, and a
+    run from another address starts at once."""
+    import gradio as gr
+
+    from playground.config import DEFAULT_PRESET
+    from playground.ui import train_tab
+    from playground.ui.settings import PageSettings
+
+    gate, started = threading.Event(), {}
+    newcomer_started = threading.Event()
+
+    def held_training(request: gr.Request, *values):  # a run that holds its slot, no CPU spent
+        address = request.headers.get("x-forwarded-for")
+        started[address] = started.get(address, 0) + 1
+        if address == "203.0.113.5":
+            newcomer_started.set()
+        gate.wait(HELD_OPEN_S)
+        return (gr.skip(),) * 6
+
+    monkeypatch.setattr(train_tab, "train_model", held_training)
+    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    try:
+        values = [None, False, *PageSettings.preset(DEFAULT_PRESET).as_list()]
+        flood = {"x-forwarded-for": "198.51.100.7"}
+        answers = [join(url, demo, "train_model", values, f"flood-{i}", flood)
+                   for i in range(hosting.max_runs())]
+        kept = hosting.network_runs()
+        assert kept == 12 and [a.status_code for a in answers] == [200] * kept + [429] * (16 - kept)
+        assert "Your network already has 12 training runs" in answers[-1].json()["detail"]
+        chinese = join(url, demo, "train_model", values, "flood-zh",
+                       {**flood, "accept-language": "zh-CN"})
+        assert chinese.status_code == 429 and "训练" in chinese.json()["detail"]
+        newcomer = join(url, demo, "train_model", values, "newcomer",
+                        {"x-forwarded-for": "203.0.113.5"})
+        assert newcomer.status_code == 200
+        # (a bound, not a timing: before, it never started while the flood held its slots)
+        assert newcomer_started.wait(HELD_OPEN_S / 2), started
+        assert started["198.51.100.7"] <= kept
+    finally:
+        gate.set()
+        demo.close()
+
+
+def test_a_run_takes_turns_as_its_clients_network(monkeypatch):
+    """The network a run's turns count against is the one the guard counts its jobs against
+    (``guard.address_of``: behind the trusted proxy, its X-Forwarded-For address)."""
+    from playground import runs
+    from playground.config import DEFAULT_PRESET, ConfigError
+    from playground.i18n import msg
+    from playground.ui.settings import PageSettings
+
+    asked = []
+
+    def recorded_start_run(*args, network=None, **kwargs):  # what the handler passes on
+        asked.append(network)
+        raise ConfigError(msg("Not now."))
+
+    monkeypatch.setattr(runs, "start_run", recorded_start_run)
+    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    try:
+        values = [None, False, *PageSettings.preset(DEFAULT_PRESET).as_list()]
+        answer = join(url, demo, "train_model", values, "visitor",
+                      {"x-forwarded-for": "198.51.100.7, 203.0.113.5"})
+        assert answer.status_code == 200
+        with httpx.stream("GET", f"{url}gradio_api/queue/data?session_hash=visitor",
+                          timeout=30) as events:
+            for line in events.iter_lines():
+                if "process_completed" in line:
+                    break
+        assert asked == ["203.0.113.5"]  # the proxy's, not what the client wrote
+    finally:
+        demo.close()

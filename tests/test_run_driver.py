@@ -202,6 +202,51 @@ def test_the_run_takes_turns_and_holds_its_memory_while_it_goes(workspace):
 
 
 
+@pytest.mark.parametrize("network", ["203.0.113.5", "198.51.100.7"])
+def test_a_run_takes_turns_as_one_of_its_networks(workspace, monkeypatch, network):
+    """Issue 27, item 3: twelve runs of one network under way; a run that ``start_run`` is told
+    comes from another network gets every other turn (before: one in thirteen), and one from
+    the same network shares that network's turns with its twelve."""
+    machine = fairshare.FairShare(slice_s=0.0, priority_slice_s=0.0)
+    monkeypatch.setattr(fairshare, "MACHINE", machine)
+    order, lock, stop = [], threading.Lock(), threading.Event()
+
+    def attacker(name: str) -> None:
+        def endless():
+            for step in range(100_000):  # bounded: stopped below long before
+                if stop.is_set():
+                    return
+                with lock:
+                    order.append("A")
+                time.sleep(0.001)  # the step's compute
+                yield step
+        for _ in machine.take_turns(endless(), owner=name, network="198.51.100.7"):
+            pass
+
+    threads = [threading.Thread(target=attacker, args=(f"a{i}",)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    while machine.runs() < 12 or len(order) < 24:
+        time.sleep(0.005)
+    run = runs.start_run(workspace, settings(max_steps=12, eval_interval=100),
+                         network=network)
+    assert run.network == network
+    for event in run.events():
+        if isinstance(event, StepRecord):
+            with lock:
+                order.append("B")
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    ours = [i for i, who in enumerate(order) if who == "B"]
+    gaps = sorted(b - a - 1 for a, b in zip(ours, ours[1:]))  # the other network's turns between
+    assert len(ours) == 12
+    if network == "203.0.113.5":
+        assert gaps[len(gaps) // 2] <= 2, gaps
+    else:
+        assert gaps[len(gaps) // 2] >= 8, gaps  # (12 in a strict round robin)
+
+
 def test_step_k_takes_turns_so_another_visitors_job_waits_one_step(workspace, monkeypatch):
     """Step ×100 is a run like any other: it holds the machine for a slice, not a press (a
     Generate behind a hundred steps of a large model waited 373 s)."""

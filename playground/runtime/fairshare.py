@@ -1,4 +1,5 @@
-"""A fair share of one machine among many visitors' jobs: turns taken in order (round robin).
+"""A fair share of one machine among many visitors' jobs: turns taken in order (round robin),
+network by network.
 
 On a shared Space twelve visitors may press Start at the same moment. Running their runs one
 after another makes the last one wait for eleven whole runs; running all at once makes each
@@ -13,6 +14,12 @@ holds a turn:
   ``priority=True``) joins the line ahead of the runs, so it is served between two slices,
   and keeps its turn for up to ``priority_slice_s`` (a new run is such a job until its first
   step: it gets there in one go);
+* turns go round the *networks* first (the client address each job comes from, as
+  ``hosting.client_address`` reads it; locally, where none is given, each page is one): the
+  next turn goes to the network that computed longest ago, and a network's own jobs share its
+  turns in the order they asked. One network's sixteen runs get half the machine when one
+  other visitor trains, not sixteen seventeenths, and that visitor's first turn comes after
+  one of theirs, not after all of them (issue 27);
 * a turn is held only while its job computes or for a moment after: a holder that has not come
   back ``idle_s`` after handing out an item (its caller is busy elsewhere, or left) loses the
   turn to the next in line, so nobody can hold the machine by not asking for more. A job
@@ -23,7 +30,7 @@ holds a turn:
 Throughput stays that of one job at a time; what changes is who waits for whom: with twelve
 runs each advances every ``12 × slice_s`` seconds, and a visitor's first step comes within a few
 slices of pressing Start. Nothing here knows about Gradio: the page's handlers pass their
-session's key as the ``owner``.
+session's key as the ``owner`` and their client's address as the ``network``.
 
 >>> share = FairShare(slots=1, slice_s=0.0, idle_s=0.0)  # hand over after every item
 >>> a = share.take_turns(iter("abc"), owner="A")
@@ -58,6 +65,7 @@ IDLE_S = 0.01  # a holder gone this long after its last item loses its turn to t
 # (a run's loop asks for its next step at once, except when it sends the page an update)
 PRIORITY_IDLE_S = 0.5  # ...and a job ahead of the runs (a new run before its first step)
 REPORT_S = 0.5  # a waiting run reports where it stands this often (``Waiting``)
+SERVED_KEPT = 1024  # networks whose last turn is remembered before those not in line are forgotten
 
 
 @dataclass(frozen=True)
@@ -72,17 +80,20 @@ class Waiting:
 class _Ticket:
     """One job's place in the line, then its turn."""
 
-    __slots__ = ("owner", "priority", "granted", "idle_since", "event")
+    __slots__ = ("owner", "network", "priority", "granted", "idle_since", "event")
 
-    def __init__(self, owner: Hashable, priority: bool) -> None:
+    def __init__(self, owner: Hashable, priority: bool, network: Hashable = None) -> None:
         self.owner, self.priority = owner, priority
+        # whose turn this counts as: the network, else the owner, else this job alone
+        self.network = network if network is not None else owner if owner is not None else self
         self.granted = False
         self.idle_since: float | None = None  # set while the holder's caller has the item
         self.event = threading.Event()  # set when the turn is granted: wakes this job alone
 
 
 class FairShare:
-    """``slots`` turns, handed out in order: short jobs first, then runs, each in the order it
+    """``slots`` turns, handed out in order: short jobs first, then runs; within each, network
+    by network (the one served longest ago first), and a network's jobs in the order they
     joined the line (see the module's docstring)."""
 
     def __init__(self, slots: int = 1, slice_s: float = SLICE_S, idle_s: float = IDLE_S,
@@ -98,17 +109,37 @@ class FairShare:
         self._holders: list[_Ticket] = []
         self._runs: dict[int, Hashable] = {}  # id of each take_turns in progress -> its owner
         self._memory: dict[int, int] = {}  # bytes each run under way may still need
+        self._granted = 0  # turns handed out so far...
+        self._served: dict[Hashable, int] = {}  # ...and the count when each network last got one
         self._local = threading.local()  # .depth: turns this thread holds (nested jobs pass)
 
     # the line (every method here is called with the lock held) -------------------------------
 
-    def _join(self, owner: Hashable, priority: bool) -> _Ticket:
-        ticket = _Ticket(owner, priority)
-        # short jobs go behind other short jobs, ahead of every run
-        at = next((i for i, t in enumerate(self._line) if priority and not t.priority),
-                  len(self._line))
-        self._line.insert(at, ticket)
+    def _join(self, owner: Hashable, priority: bool, network: Hashable = None) -> _Ticket:
+        ticket = _Ticket(owner, priority, network)
+        self._line.append(ticket)  # (``_order`` says when its turn comes)
         return ticket
+
+    def _order(self) -> list[_Ticket]:
+        """The line in the order its turns come: short jobs, then runs; within each, in rounds
+        (every network's first job, then every network's second...), a round's networks by
+        when they last got a turn (never first), a network's jobs in the order they joined.
+
+        >>> share = FairShare()
+        >>> share._served = {"busy": 2, "quiet": 1}
+        >>> for owner, network in [("a1", "busy"), ("a2", "busy"), ("b", "quiet"), ("c", "new")]:
+        ...     _ = share._join(owner, False, network)
+        >>> [t.owner for t in share._order()]
+        ['c', 'b', 'a1', 'a2']
+        """
+        rounds: dict[tuple[bool, Hashable], int] = {}
+        keyed = []
+        for position, ticket in enumerate(self._line):
+            group = (ticket.priority, ticket.network)
+            rounds[group] = rounds.get(group, -1) + 1
+            keyed.append(((not ticket.priority, rounds[group],
+                           self._served.get(ticket.network, -1), position), ticket))
+        return [ticket for _, ticket in sorted(keyed, key=lambda pair: pair[0])]
 
     def _grant(self) -> None:
         """Hand free turns (and the turns of holders idle too long) to the head of the line."""
@@ -120,10 +151,16 @@ class FairShare:
                 self._holders.remove(holder)
                 holder.granted = False
         while self._line and len(self._holders) < self.slots:
-            ticket = self._line.pop(0)
+            ticket = self._order()[0]
+            self._line.remove(ticket)
             ticket.granted, ticket.idle_since = True, None
             self._holders.append(ticket)
+            self._granted += 1
+            self._served[ticket.network] = self._granted
             ticket.event.set()
+        if len(self._served) > SERVED_KEPT:  # forget the networks gone from the line longest
+            here = {t.network for t in self._line + self._holders}
+            self._served = {n: at for n, at in self._served.items() if n in here}
 
     def _wait(self, ticket: _Ticket, timeout: float | None) -> bool:
         """Wait until ``ticket`` holds a turn, at most ``timeout`` seconds (the lock is let go
@@ -138,7 +175,7 @@ class FairShare:
                 return False
             # the head of the line looks again soon: an idle holder's turn passes on by time,
             # with no call to wake anyone; the others mostly sleep until granted
-            head = bool(self._line) and self._line[0] is ticket
+            head = bool(self._line) and self._order()[0] is ticket
             nap = self.idle_s / 2 if head else REPORT_S
             if left is not None:
                 nap = left if nap is None else min(nap, left)
@@ -159,7 +196,7 @@ class FairShare:
         self._grant()
 
     def _ahead(self, ticket: _Ticket) -> int:
-        return len(self._holders) + (self._line.index(ticket) if ticket in self._line else 0)
+        return len(self._holders) + (self._order().index(ticket) if ticket in self._line else 0)
 
     # what callers use ----------------------------------------------------------------------
 
@@ -177,8 +214,10 @@ class FairShare:
             self._local.depth -= 1
 
     @contextlib.contextmanager
-    def turn(self, owner: Hashable = None, *, priority: bool = True) -> Iterator[None]:
-        """Hold a turn for the block (a short job: by default ahead of the runs in line).
+    def turn(self, owner: Hashable = None, *, priority: bool = True,
+             network: Hashable = None) -> Iterator[None]:
+        """Hold a turn for the block (a short job: by default ahead of the runs in line), as
+        one of ``network``'s jobs (see ``take_turns``).
 
         >>> share = FairShare()
         >>> with share.turn("A"):
@@ -191,7 +230,7 @@ class FairShare:
                 yield
             return
         with self._lock:
-            ticket = self._join(owner, priority)
+            ticket = self._join(owner, priority, network)
             try:
                 self._wait(ticket, None)
             except BaseException:
@@ -205,18 +244,22 @@ class FairShare:
                 self._leave(ticket)
 
     def take_turns(self, items: Iterable[Item], owner: Hashable = None, *,
-                   priority: bool | Callable[[], bool] = False, report: bool = False
-                   ) -> Generator[Item | Waiting, None, Any]:
+                   priority: bool | Callable[[], bool] = False, report: bool = False,
+                   network: Hashable = None) -> Generator[Item | Waiting, None, Any]:
         """``items``, each computed while holding a turn (slices of ``slice_s`` seconds, see
         the module's docstring). With ``report``, a ``Waiting`` comes every ``REPORT_S``
         seconds spent waiting, so the caller can show where it stands (and stop: closing this
         leaves the line at once). Closing this closes ``items``; what it returns, this returns.
         ``priority`` may be a function, asked each time the job joins the line: a run that
         has not trained a step yet goes ahead of the runs that have, so a class that presses
-        Start together sees every first step before anyone's tenth.
+        Start together sees every first step before anyone's tenth. ``network`` is where the
+        job comes from (a client address): turns go round the networks first, so one network's
+        many runs share one network's turns (None: ``owner`` is its own network).
         """
         source = iter(items)
         key = object()
+        # without a network or an owner the job is its own network, the same at each turn
+        network = network if network is not None else owner if owner is not None else key
         ticket: _Ticket | None = None
         began = 0.0
         ahead = priority if callable(priority) else (lambda: priority)
@@ -238,7 +281,7 @@ class FairShare:
                         self._leave(ticket)
                         ticket = None
                     if ticket is None:
-                        ticket = self._join(owner, bool(ahead()))
+                        ticket = self._join(owner, bool(ahead()), network)
                         while not self._wait(ticket, REPORT_S if report else None):
                             waiting = Waiting(self._ahead(ticket), len(self._runs))
                             self._lock.release()

@@ -19,6 +19,9 @@ default,
 
 A host sets any of them (``0`` turns a limit off); locally every limit is off unless set.
 ``PLAYGROUND_MAX_RUNS`` (16) is how many runs take turns at once; more wait in Gradio's queue.
+One client network may hold all but a quarter of them (``network_runs``: 12), so a run from
+anywhere else always finds room (issue 27: sixteen runs from one address kept every other
+visitor's Start waiting until they ended).
 
 A value that is not a number, or out of its range, is ignored for the default, as the app
 always did (a host's typo must not keep a classroom's server from starting); only
@@ -384,6 +387,17 @@ def compile_allowed(host: Hosting | None = None) -> bool:
 def max_runs(host: Hosting | None = None) -> int:
     """How many runs take turns at once (``PLAYGROUND_MAX_RUNS``, at least 1)."""
     return _host(host).max_runs
+
+
+def network_runs(host: Hosting | None = None) -> int:
+    """How many of the ``max_runs`` one client network may hold, waiting or under way: all but
+    a quarter (a class of twelve behind one address gets in), at least one left to others.
+
+    >>> [network_runs(Hosting(max_runs=n)) for n in (16, 4, 2, 1)]
+    [12, 3, 1, 1]
+    """
+    runs = _host(host).max_runs
+    return max(1, runs - max(1, runs // 4))
 
 
 def check_allowed(train_config, estimated_seconds: float | None,

@@ -17,8 +17,11 @@ as its queue holds from anyone. So, in front of it:
   handler then reads a file only if that page uploaded it (``ui.session.uploaded_files``).
 * ``limit_jobs`` wraps the queue's ``push``: a session may have ``JOBS_PER_SESSION`` compute
   job (training, tokenizer training, bundle loading, generation, attention, export) queued or
-  running, and one client address ``JOBS_PER_CLIENT``; beyond that the join is answered 429
-  with a message, so one client cannot fill the queue that every visitor shares.
+  running, and one client address ``JOBS_PER_CLIENT``, of them at most
+  ``hosting.network_runs`` training runs (12 of the 16 that take turns at once); beyond that
+  the join is answered 429 with a message, so one client cannot fill the queue that every
+  visitor shares, nor every training slot (issue 27: 16 runs from one address kept another
+  visitor's run from starting until they ended).
 * ``new_session_refusal``: one client address opens at most ``PLAYGROUND_NEW_SESSIONS_PER_MIN``
   new sessions a minute (60; 429 beyond), and a new session must find room among those the
   server may hold (``reattach.make_room``; 503 when every one holds a model in use).
@@ -283,41 +286,52 @@ def noting_uploads(send, address: str):
     return noting
 
 
-def _address_of(request) -> str:
+def address_of(request) -> str:
+    """The client address of a Gradio request (``client_address``: the one place it is read)."""
     return client_address(getattr(request, "headers", None) or {},
                           getattr(getattr(request, "client", None), "host", None))
 
 
-def _compute_jobs(blocks: gr.Blocks) -> list[tuple[str, str]]:
-    """(session hash, client address) of each compute event queued or running."""
-    return [(job.session_hash, _address_of(job.request))
+def _compute_jobs(blocks: gr.Blocks) -> list[tuple[str, str, str]]:
+    """(session hash, client address, concurrency id) of each compute event queued or running."""
+    return [(job.session_hash, address_of(job.request), job.concurrency_id)
             for job in gradio_internals.queued_events(blocks, COMPUTE_IDS)
             if job.concurrency_id in COMPUTE_IDS]
 
 
 def limit_jobs(blocks: gr.Blocks) -> None:
     """Wrap ``blocks``' queue so a session has at most ``JOBS_PER_SESSION`` compute jobs queued
-    or running and a client at most ``JOBS_PER_CLIENT`` (after ``blocks.queue()``)."""
-    joining: list[tuple[str, str]] = []  # joins past the check whose event is not queued yet
+    or running and a client at most ``JOBS_PER_CLIENT``, ``hosting.network_runs`` of them
+    training (after ``blocks.queue()``)."""
+    joining: list[tuple[str, str, str]] = []  # joins past the check whose event is not queued yet
 
     async def guarded_push(join: gradio_internals.Join, push: Callable[[], Awaitable]):
         if join.concurrency_id not in COMPUTE_IDS:
             return await push()
         request = join.request
-        address, lang = _address_of(request), _language(getattr(request, "headers", None))
+        address, lang = address_of(request), _language(getattr(request, "headers", None))
         jobs = _compute_jobs(blocks) + joining
         if join.session_hash is not None and sum(
-                session == join.session_hash for session, _ in jobs) >= JOBS_PER_SESSION:
+                session == join.session_hash for session, _, _ in jobs) >= JOBS_PER_SESSION:
             raise HTTPException(status_code=429, detail=t(
                 "This page already has a job waiting or running (training, a tokenizer, "
                 "generating...). Wait for it to finish, or press Stop, then try again.", lang))
-        if sum(client == address for _, client in jobs) >= JOBS_PER_CLIENT:
+        if sum(client == address for _, client, _ in jobs) >= JOBS_PER_CLIENT:
             log.info("refused a compute job from %s: %d already queued or running",
                      address, JOBS_PER_CLIENT)
             raise HTTPException(status_code=429, detail=t(
                 "Too many jobs from your network are waiting or running ({n}). Try again when "
                 "one of them has finished.", lang, n=JOBS_PER_CLIENT))
-        entry = (join.session_hash, address)
+        if join.concurrency_id == TRAINING and sum(
+                client == address and kind == TRAINING
+                for _, client, kind in jobs) >= hosting.network_runs():
+            log.info("refused a run from %s: %d already waiting or under way",
+                     address, hosting.network_runs())
+            raise HTTPException(status_code=429, detail=t(
+                "Your network already has {n} training runs waiting or under way, as many as "
+                "one network may have here, so that visitors elsewhere can train too. Try again "
+                "when one of them has finished.", lang, n=hosting.network_runs()))
+        entry = (join.session_hash, address, join.concurrency_id)
         joining.append(entry)
         try:  # once push returns, the event is in the queue and _compute_jobs counts it
             return await push()

@@ -49,6 +49,7 @@ from playground import prepare, runs
 from playground.runtime import fairshare, hosting, zerogpu
 from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
+from playground.server import guard
 from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel
@@ -437,18 +438,20 @@ def show_notice(notice: runs.Notice, lang: str) -> None:
 
 @friendly_errors
 @takes_settings
-def train_model(session: Session | None, continue_training: bool, settings: PageSettings, *,
-                chunk_seconds: float | None = None):
+def train_model(session: Session | None, continue_training: bool, settings: PageSettings,
+                request: gr.Request | None = None, *, chunk_seconds: float | None = None):
     """Train (or continue) a model with the settings (``runs.Run.events``), shown as it goes:
-    streams (session, plot, status, samples, download button, coach notes). ``chunk_seconds``
-    forces chunked runs (the ZeroGPU path) in tests.
+    streams (session, plot, status, samples, download button, coach notes). The run takes
+    turns as one of its client network's (``guard.address_of`` the ``request``: Gradio's).
+    ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in tests.
 
     The settings are named parameters (``takes_settings``): ``/train_model`` over the API
     takes ``n_layer=4, max_steps=500``, the rest as the page's default preset."""
     session = ensure(session)
     lang = session.lang
     run = runs.start_run(session, settings, continue_=bool(continue_training),
-                         chunk_seconds=chunk_seconds, preset=matching_preset(settings))
+                         chunk_seconds=chunk_seconds, preset=matching_preset(settings),
+                         network=guard.address_of(request) if request is not None else None)
     samples, status, shown, waiting_since, tokens = "", "", "", None, 0
     on_cpu = ""  # the line saying the run went on on the CPU (zerogpu.OnCpu), under every line
     switched = None  # that OnCpu, whose step the last status names

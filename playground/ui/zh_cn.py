@@ -42,6 +42,11 @@ ZH_CN: dict[str, str] = {
     "Too many jobs from your network are waiting or running ({n}). Try again when one of them "
     "has finished.":
         "来自你所在网络的任务在排队或运行的太多了（{n} 个）。请等其中一个结束后再试。",
+    "Your network already has {n} training runs waiting or under way, as many as one network "
+    "may have here, so that visitors elsewhere can train too. Try again when one of them has "
+    "finished.":
+        "你所在的网络已有 {n} 个训练在排队或进行中，这是一个网络在这里最多能有的数量，"
+        "好让其他地方的访客也能训练。请等其中一个结束后再试。",
     # --- 1 · corpus -------------------------------------------------------------------------------
     "**Corpus: {name}** · {characters} characters · {lines} lines · {words} words · {distinct} "
     "distinct characters.":

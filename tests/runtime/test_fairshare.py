@@ -242,3 +242,90 @@ def test_a_job_started_inside_a_turn_computes_in_that_turn():
         assert list(share.take_turns(iter("ab"), owner="inner")) == ["a", "b"]
     assert list(share.take_turns(steps(), owner="outer")) == [1, 7]
     assert share.stats() == {"holding": 0, "waiting": 0, "runs": 0}
+
+
+def test_turns_are_shared_between_networks_before_runs():
+    """Issue 27, item 3: twelve runs from one network under way, then one run from another.
+    Turns go to networks in turn, so the newcomer's first item comes within two turns of its
+    joining (round robin over runs: behind all twelve) and it computes every other turn after
+    (before: one turn in thirteen); the twelve share their network's turns among them."""
+    share, meter = FairShare(slots=1, slice_s=0.0), Meter()
+    stop, attacker_going = threading.Event(), threading.Event()
+    joined_at: list[int] = []
+
+    def attacker(name: str) -> None:
+        def endless():
+            for step in meter.work(name, 10_000, 0.001):  # bounded: stopped below long before
+                attacker_going.set()
+                if stop.is_set():
+                    return
+                yield step
+        for _ in share.take_turns(endless(), owner=name, network="198.51.100.7"):
+            pass
+
+    def newcomer() -> None:
+        with meter.lock:
+            joined_at.append(len(meter.order))
+        for _ in share.take_turns(meter.work("newcomer", 20, 0.001), owner="newcomer",
+                                  network="203.0.113.5"):
+            pass
+
+    threads = [threading.Thread(target=attacker, args=(f"a{i}",)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    assert attacker_going.wait(10)
+    while len(set(meter.order)) < 12:  # every attacker run has had a turn: all are under way
+        time.sleep(0.005)
+    last = threading.Thread(target=newcomer)
+    last.start()
+    last.join(timeout=60)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in [last, *threads])
+    after = meter.order[joined_at[0]:]
+    first = after.index("newcomer")
+    assert first <= 2, after[:first + 1]
+    # its twenty items came within about forty turns (round robin over runs: about 260)
+    ended = len(after) - after[::-1].index("newcomer")
+    assert ended <= 45, (ended, after[:ended])
+
+
+def test_without_networks_each_owner_is_its_own():
+    """Locally no network is known: every owner (a page) is one, so turns go round the owners
+    as before, and short jobs without an owner are served in the order they asked."""
+    share, meter = FairShare(slots=1, slice_s=0.0), Meter()
+    names = ["A", "B", "C"]
+    run_in_threads(share, meter, names, steps=10)
+    order = meter.order
+    # from the moment all three are in line to the first one's end: A, B, C, A, B, C...
+    begin = max(order.index(name) for name in names)
+    end = min(len(order) - order[::-1].index(name) for name in names)
+    middle = order[begin - 2:end]
+    assert len(middle) >= 12 and all(a != b for a, b in zip(middle, middle[1:])), order
+    assert all(len(set(middle[i:i + 3])) == 3 for i in range(len(middle) - 2)), order
+
+
+def test_a_job_without_an_owner_keeps_its_place_in_the_rounds():
+    """A short job with no owner (a generation streaming its tokens) is one network across its
+    turns: after its turn it goes behind the others, not ahead of them as a newcomer each time
+    (which would give it every other turn against two pages)."""
+    share, meter = FairShare(slots=1, slice_s=0.0, priority_slice_s=0.0), Meter()
+    names = ["anonymous", "page1", "page2"]
+
+    def one(name: str) -> None:
+        owner = None if name == "anonymous" else name
+        for _ in share.take_turns(meter.work(name, 12), owner=owner, priority=True):
+            pass
+
+    threads = [threading.Thread(target=one, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    order = meter.order
+    begin = max(order.index(name) for name in names)
+    end = min(len(order) - order[::-1].index(name) for name in names)
+    middle = order[begin - 2:end]
+    assert len(middle) >= 12, order
+    assert all(len(set(middle[i:i + 3])) == 3 for i in range(len(middle) - 2)), order
