@@ -131,6 +131,7 @@ class Workspace:
     #   the corpus and tokenizer it trained on, so "same run, one change" reuses the same data
     next_run_name: str = ""  # the name the next finished run gets ("" -> "run N")
     lang: str = "en"  # "en" | "zh-CN": the language messages are written in
+    ready: str = ""  # the ready-made model used while it has none of its own (playground.ready)
 
     def corpus_or_default(self) -> Corpus:
         return self.corpus if self.corpus is not None else default_corpus()
