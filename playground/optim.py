@@ -21,8 +21,9 @@ peak learning rate (``muon_lr`` and ``lr``); the warmup and cosine schedule scal
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterator
 
+import contextlib
 import functools
 import math
 
@@ -137,7 +138,8 @@ def _orthogonalised(updates: list[torch.Tensor], group: dict[str, Any],
         by_shape.setdefault((min(rows, cols), max(rows, cols)), []).append(i)
     out: list[torch.Tensor] = [torch.empty(0)] * len(updates)
     for shape, indices in by_shape.items():
-        number = dtype or newton_schulz_dtype(str(updates[indices[0]].device), *shape)
+        number = (dtype or _FIXED_FORMAT[0]
+                  or newton_schulz_dtype(str(updates[indices[0]].device), *shape))
         if formats is not None:
             formats[shape] = number
         tall = [updates[i].size(0) > updates[i].size(1) for i in indices]
@@ -165,6 +167,28 @@ def _newton_schulz(x: torch.Tensor, coefficients: tuple[float, float, float],
         gram = torch.bmm(x, x.mT)  # (n, m, m)
         x = torch.baddbmm(x, torch.baddbmm(gram, gram, gram, beta=b, alpha=c), x, beta=a)
     return x
+
+
+_FIXED_FORMAT: list[torch.dtype | None] = [None]  # set by fixed_newton_schulz: no probe
+
+
+@contextlib.contextmanager
+def fixed_newton_schulz(number: torch.dtype) -> Iterator[None]:
+    """Every Muon step inside the block iterates in ``number``, not the format the probe
+    measured faster: the probe's choice depends on the machine (and on a near tie, on the
+    moment), so a run that must give the same weights wherever it is repeated fixes it
+    (``playground.ready``, whose shipped models are re-trained by a test).
+
+    >>> with fixed_newton_schulz(torch.float32):
+    ...     _orthogonalised([torch.randn(4, 8)], {"eps": 1e-7, "ns_coefficients": (3.4445,
+    ...                     -4.775, 2.0315), "ns_steps": 5}, formats := {})[0].dtype, formats
+    (torch.float32, {(4, 8): torch.float32})
+    """
+    before, _FIXED_FORMAT[0] = _FIXED_FORMAT[0], number
+    try:
+        yield
+    finally:
+        _FIXED_FORMAT[0] = before
 
 
 # The probe's matrix is at most this many rows by four times as many columns: the ratio of the

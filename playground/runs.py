@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Protocol
 
-from playground import estimate
+from playground import estimate, ready
 from playground.checkpoint import save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import Message, msg
@@ -156,12 +156,23 @@ def on_cpu(train_config: TrainConfig) -> bool:
         return False
 
 
-def require_model(workspace: Workspace, action: Message) -> TrainedModel:
-    """The workspace's trained model, or a ``ConfigError`` saying what to do first."""
-    if workspace.trained is None:
+def require_model(workspace: Workspace, action: Message, *,
+                  ready_made: bool = False) -> TrainedModel:
+    """The workspace's trained model, or a ``ConfigError`` saying what to do first.
+
+    ``ready_made`` says whether the workspace's ready-made model will do (``ready.use_ready``
+    loads it on first need): it does to write with and look at, not to export or train further.
+    """
+    trained = ready.use_ready(workspace) if ready_made else workspace.trained
+    if trained is None:
         raise ConfigError(msg("There is no model to {action} yet. Train one on the 'Model & "
                               "training' tab (or upload a bundle there) first.", action=action))
-    return workspace.trained
+    if trained.ready_made and not ready_made:
+        raise ConfigError(msg("The model here is the ready-made one that comes with the "
+                              "playground, not one of yours. Train your own on the 'Model & "
+                              "training' tab (press Start training, with 'Continue training the "
+                              "current model' unticked), then {action} it.", action=action))
+    return trained
 
 
 def tokenizer_mismatch(name: str) -> ConfigError:
@@ -489,7 +500,7 @@ def finish_interrupted(workspace: Workspace) -> str | None:
     "stopped" end, the run joins the Compare log, the bundle is written. Returns its path
     (None when there is none: no model, a run still going, a save refused)."""
     trained = workspace.trained
-    if trained is None or workspace.run.running or workspace.run.pending:
+    if trained is None or trained.ready_made or workspace.run.running or workspace.run.pending:
         return None
     # (a run trained here has its corpus; an uploaded or restored bundle is as it came)
     if trained.corpus is not None and trained.history \

@@ -34,7 +34,9 @@ class TrainedModel:
 
     ``tokenizer`` is the one the model was trained with; ``corpus`` the text it trained on
     (None for a loaded bundle: a bundle does not carry its text); ``bundle_path`` the bundle
-    it was last saved to, None until one is written; ``meta`` a loaded bundle's ``meta.json``.
+    it was last saved to, None until one is written; ``meta`` a loaded bundle's ``meta.json``;
+    ``ready_made`` names the shipped model this is (``playground.ready``), "" for a model the
+    visitor trained or uploaded.
     """
 
     model: GPT
@@ -46,6 +48,7 @@ class TrainedModel:
     corpus: Corpus | None = None
     bundle_path: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    ready_made: str = ""  # a shipped model's name (``playground.ready``), "" for one's own
 
     @property
     def step(self) -> int:

@@ -144,12 +144,20 @@ class Workspace:
     #   the corpus and tokenizer it trained on, so "same run, one change" reuses the same data
     next_run_name: str = ""  # the name the next finished run gets ("" -> "run N")
     lang: str = "en"  # "en" | "zh-CN": the language messages are written in
+    ready: str = ""  # the ready-made model used while it has none of its own (playground.ready)
 
     @property
     def has_model(self) -> bool:
         """Whether there is a trained model, in memory or set aside on disk (asking
         ``trained`` would bring it back)."""
-        return self.__dict__.get("_trained") is not None or self.__dict__.get("_shelf") is not None
+        return self.model_shell is not None
+
+    @property
+    def model_shell(self) -> TrainedModel | None:
+        """The trained model as it is now, without bringing one set aside back: for one on
+        disk, its tokenizer, settings and history with no weights (``model`` None)."""
+        shelf = self.__dict__.get("_shelf")
+        return self.__dict__.get("_trained") or (shelf[0] if shelf is not None else None)
 
     def set_aside(self) -> int:
         """Move the trained model's weights and optimiser state to a file in this workspace's
@@ -162,6 +170,9 @@ class Workspace:
             if trained is None or self.run.running or self.run.pending:
                 return 0
             nbytes = held_bytes(trained)
+            if trained.ready_made:  # a shipped model: loaded again from the package when needed
+                self.__dict__["_trained"] = None
+                return nbytes
             path = self.workdir() / "set-aside-model.pt"
             torch.save({"model": trained.model, "trainer_state": trained.trainer_state}, path)
             self.__dict__["_shelf"] = (dataclasses.replace(trained, model=None, trainer_state=None),

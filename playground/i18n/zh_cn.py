@@ -849,6 +849,11 @@ ZH_CN: dict[str, str] = {
     "bundle there) first.":
         "还没有模型可以{action}：请先在“模型与训练”标签页训练一个（或在那里上传模型包）。",
     "continue training": "继续训练",
+    "The model here is the ready-made one that comes with the playground, not one of yours. "
+    "Train your own on the 'Model & training' tab (press Start training, with 'Continue "
+    "training the current model' unticked), then {action} it.":
+        "这里的模型是 Playground 自带的现成模型，不是你自己的。请先在“模型与训练”标签页训练你自己的模型"
+        "（不勾选“继续训练当前模型”，点击“开始训练”），然后再{action}。",
     "A training run is already going (or waiting for its turn). Press Stop first, or wait for it "
     "to finish.":
         "已经有一个训练在进行（或在排队等待）。请先点击“停止”，或等它结束。",

@@ -41,7 +41,7 @@ from typing import Any
 import gradio as gr
 import torch
 
-from playground import runs
+from playground import ready, runs
 from playground.checkpoint import save_bundle
 from playground.export.links import KEYS as LINK_KEYS
 from playground.i18n import normalize_language, t
@@ -102,7 +102,7 @@ def token_state() -> gr.BrowserState:
 
 def has_work(session: Session) -> bool:
     """Whether ``session`` holds anything a visitor made (else freeing it loses nothing)."""
-    return (session.has_model or bool(session.runs.names())
+    return (ready.has_own_model(session) or bool(session.runs.names())
             or session.corpus is not None or session.tokenizer is not None)
 
 
@@ -227,7 +227,7 @@ def _restore(session: Session, digest: str) -> bool:
     """Load the bundle SIGTERM kept for ``digest`` into ``session`` (the upload's own path)."""
     store = return_store()
     kept = store.find(digest)
-    if kept is None or session.trained is not None:
+    if kept is None or ready.has_own_model(session):  # a ready-made model gives way
         return False
     try:
         train_tab.upload_bundle(session, str(kept))
@@ -299,7 +299,7 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
     REGISTRY.register(token, session)
     _unheld.pop(id(session), None)
     skip = (gr.skip(),) * (4 + n_settings)
-    if session.trained is None:
+    if not ready.has_own_model(session):
         return (session, token, gr.skip(), *skip)
     shown = gr.Tabs(selected="train") if show_tab else gr.skip()  # the status, the download
     if session.run.running:
@@ -361,14 +361,14 @@ def _occupants(demo: gr.Blocks) -> tuple[list[sessions.Occupant], dict]:
         things[key] = session_hash
         occupants.append(sessions.Occupant(
             key, used if used is not None else 0.0, work=any(has_work(s) for s in ours),
-            model=any(s.has_model for s in ours), busy=_busy(demo, session_hash, ours)))
+            model=any(ready.has_own_model(s) for s in ours), busy=_busy(demo, session_hash, ours)))
     for session, _, closed_at in REGISTRY.entries():
         if closed_at is None:
             continue
         key = ("closed", id(session))
         things[key] = session
         occupants.append(sessions.Occupant(key, time.time() - (time.monotonic() - closed_at),
-                                           work=True, model=session.has_model,
+                                           work=True, model=ready.has_own_model(session),
                                            let_go=True, busy=session.run.running))
     return occupants, things
 
@@ -482,7 +482,7 @@ def save_for_restart(per_run_s: float = STOP_WAIT_PER_RUN_S,
         _wait_for_run(session, max(0.0, deadline - time.monotonic()))
     store, budget, kept = return_store(), disk.DiskBudget.from_hosting(), []
     for session, digest, _ in entries:
-        if session.trained is None:
+        if not ready.has_own_model(session):
             continue
         bundle = finish_interrupted(session) or session.trained.bundle_path
         if not bundle or not Path(bundle).is_file():

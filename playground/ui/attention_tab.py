@@ -76,7 +76,7 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
     """Run the model on ``text`` and draw a head; returns (session, text, layer, head, heatmap,
     grid, summary). An empty text uses ``default_text``."""
     session = ensure(session)
-    trained = require_model(session, msg("look inside"))
+    trained = require_model(session, msg("look inside"), ready_made=True)
     task = task_of(trained.corpus)
     found = best_head(task, trained.model, trained.tokenizer) if task else None
     if found and not (text and text.strip()):  # a task opens on the head that shows it

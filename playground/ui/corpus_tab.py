@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from playground import ready
 from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, load_files
 from playground.i18n import localize, msg, t
 from playground.tasks import TASKS, task_corpus, task_note
@@ -94,9 +95,16 @@ def use_task(session: Session | None, name: str):
     session = ensure(session)
     task = TASKS[name]
     session.corpus = task_corpus(name)
+    note = task_note(task, session.lang)
+    if ready.follow_corpus(session):  # the task's ready-made model, until one's own is trained
+        session.attention = None
+        note += "\n\n" + t("Until you train your own, Generate, Attention and Inside use a "
+                           "ready-made model of this task that comes with the playground "
+                           "({preset}, trained with these settings).", session.lang,
+                           preset=task.preset.name)
     settings = PageSettings.from_configs(task.preset.model, task.preset.train).as_list()
     return (session, corpus_summary(session.corpus, session.lang),
-            session.corpus.preview(PREVIEW_CHARS), task_note(task, session.lang), *settings)
+            session.corpus.preview(PREVIEW_CHARS), note, *settings)
 
 
 @dataclass

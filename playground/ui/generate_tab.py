@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from playground import ready
 from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.corpus import SHAKESPEARE_PROMPTS, example_prompts
 from playground.generate import fresh_seed, generate, prompt_ids
@@ -126,7 +127,7 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
     text so far (the prompt alone, if Stop came before the first token).
     """
     session = ensure(session)
-    trained = require_model(session, msg("generate with"))
+    trained = require_model(session, msg("generate with"), ready_made=True)
     sampling = _sampling(max_new_tokens, temperature, top_k, top_p, seed)
     prompt = prompt or ""
     text, top, last_push = prompt, [], 0.0
@@ -217,7 +218,7 @@ def write(session: Session | None, writing: Writing, prompt: str, max_new_tokens
     it ended (stopped, and with which seed).
     """
     session = ensure(session)
-    trained = require_model(session, msg("generate with"))
+    trained = require_model(session, msg("generate with"), ready_made=True)
     lang, prompt = session.lang, prompt or ""
     # refused before anything is drawn: settings out of range, a prompt the tokenizer cannot read
     _sampling(max_new_tokens, temperature, top_k, top_p, seed)
@@ -310,7 +311,7 @@ def offer_prompts(session: Session | None, prompt: str):
     model can read), and the prompt replaced when the model could not read it or it is a
     Shakespeare example offered for another text. (examples, prompt)"""
     session = ensure(session)
-    trained = session.trained
+    trained = ready.use_ready(session)
     corpus = trained.corpus if trained is not None else session.corpus_or_default()
     prompts = example_prompts(corpus) if corpus is not None else list(SHAKESPEARE_PROMPTS)
     if trained is not None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
+from playground import ready
 from playground.config import ConfigError, TrainConfig
 from playground.insight.health import health_figure, history_csv
 from playground.train import EndRecord
@@ -58,8 +59,7 @@ def _plan(session: Session, settings: PageSettings | None) -> TrainConfig | None
 def redraw(session: Session | None, settings: PageSettings | None):
     """(health figure, CSV download button) for the session's records and the settings."""
     session = ensure(session)
-    trained = session.trained
-    history = list(trained.history) if trained is not None else []
+    history = list(session.trained.history) if ready.has_own_model(session) else []
     figure = health_figure(history, _plan(session, settings), lang=session.lang)
     finished = bool(history) and (isinstance(history[-1], EndRecord) or not session.run.running)
     if not finished:

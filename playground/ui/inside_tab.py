@@ -13,7 +13,7 @@ view (no error pill): no model yet, a run going, a text the tokenizer cannot rea
 Stepping (``step_model``) trains the session's model a few more steps as a run of the one run
 driver (``runs.start_run(steps=k)``: the path "Continue training" takes, then
 ``Trainer.run(max_steps=k)``), or starts a model from the training tab's settings when the
-session has none; so steps taken 1 + 10 + 100 at a time give the very weights of a straight
+session has none of its own (its ready-made model, ``playground.ready``, is not trained on); so steps taken 1 + 10 + 100 at a time give the very weights of a straight
 run of 111. After each press it runs the model again on the prompt and writes a sample with
 a fixed seed, so between two presses only the weights change.
 """
@@ -30,7 +30,7 @@ from typing import Any
 
 import gradio as gr
 
-from playground import runs
+from playground import ready, runs
 from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.generate import generate_text
 from playground.i18n import error_text, localize, msg, normalize_language, t
@@ -91,8 +91,9 @@ def _current(view: InsideView | None, session: Session) -> InsideView:
 
 
 def _model_or_note(session: Session) -> tuple[TrainedModel | None, str]:
-    """The model to look inside, or the line saying why there is none to look at now."""
-    if session.trained is None:
+    """The model to look inside (the session's own, else its ready-made one), or the line
+    saying why there is none to look at now."""
+    if ready.use_ready(session) is None:
         return None, localize(msg("There is no model to {action} yet. Train one on the 'Model & "
                                   "training' tab (or upload a bundle there) first.",
                                   action=msg("look inside")), session.lang)
@@ -369,6 +370,11 @@ def steps_line(session: Session) -> str:
     if trained is None:
         return t("No model yet: Step ×1 starts one with the training tab's settings (its first "
                  "press also measures the loss before any training).", lang)
+    if trained.ready_made:
+        return t("This is the ready-made model (the {preset} preset, trained before you came): "
+                 "Step ×1 starts a model of your own with the training tab's settings (its first "
+                 "press also measures the loss before any training).", lang,
+                 preset=trained.ready_made)
     state = trained.trainer_state
     return t("**Step {step}** of {max_steps}: each press trains that many more steps.", lang,
              step=f"{int(state['step']) if state else 0:,}",
@@ -452,7 +458,7 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
                             "training tab), then step.", lang))
         return
     steps = min(max(int(steps or 1), 1), max(STEP_SIZES))  # an API caller may send anything
-    run = runs.start_run(session, settings, continue_=session.trained is not None, steps=steps)
+    run = runs.start_run(session, settings, continue_=ready.has_own_model(session), steps=steps)
     view, done, last_push = _current(view, session), None, 0.0
     try:
         with contextlib.closing(run.events()) as events:
@@ -499,6 +505,7 @@ def on_open(session: Session | None, view: InsideView | None, prompt: str, text:
     the views already computed drawn again in the page's language (or cleared when the model
     has changed since), the model's step and the samples of its evaluations."""
     session = ensure(session)
+    ready.use_ready(session)  # the views open on the ready-made model when there is no other
     fresh = _current(view, session)
     stale = view is not None and view.model is not None and fresh is not view
     prompt = prompt if prompt and prompt.strip() and not stale else default_prompt(session)

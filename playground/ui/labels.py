@@ -214,7 +214,9 @@ EN: dict[str, str] = {
     "upload_bundle": "Upload a model bundle (.zip) saved by this app: up to 5 MB here (a model of "
                      "about 400,000 parameters with its optimizer state; bigger ones load with the "
                      "command line)",
-    "not_trained": "*Not trained yet.*",
+    "not_trained": "*Not trained yet.* Until you train a model of your own, Generate, Attention "
+                   "and Inside use a ready-made one that comes with the playground: the quick "
+                   "preset, trained on Tiny Shakespeare. Press Start training to train your own.",
     "loss_plot": "Loss (lower is better)",
     "x_axis": "x axis",
     "choice_x_step": "steps",
@@ -611,7 +613,8 @@ ZH_CN: dict[str, str] = {
     "download_button": "下载训练好的模型（.zip）",
     "upload_bundle": "上传本应用保存的模型包（.zip）：这里最多 5 MB（约 40 万参数的模型及其优化器状态；"
                      "更大的请用命令行加载）",
-    "not_trained": "*还没有训练。*",
+    "not_trained": "*还没有训练。* 在你训练出自己的模型之前，“生成”“注意力”“模型内部”使用 Playground 自带的"
+                   "一个现成模型：用 quick 预设在 Tiny Shakespeare 上训练而成。按“开始训练”训练你自己的模型。",
     "loss_plot": "损失（越低越好）",
     "x_axis": "横轴",
     "choice_x_step": "步数",

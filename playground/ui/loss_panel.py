@@ -16,6 +16,7 @@ from typing import Sequence
 import gradio as gr
 import torch
 
+from playground import ready
 from playground.insight.coach import coach_notes, progress_note
 from playground.config import ModelConfig, TrainConfig
 from playground.corpus import Corpus
@@ -33,8 +34,9 @@ X_CHOICES = [(tr("choice_x_step"), "step"), (tr("choice_x_tokens"), "tokens"),
 
 
 def trained_history(session: Session) -> list[Record]:
-    """The records of the session's model (none before a run or an upload)."""
-    return session.trained.history if session.trained is not None else []
+    """The records of the session's model (none before a run or an upload; a ready-made
+    model's run is not the visitor's, and the Inside tab shows its samples)."""
+    return session.trained.history if ready.has_own_model(session) else []
 
 
 def figure(session: Session, history: Sequence[Record]):

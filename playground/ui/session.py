@@ -31,7 +31,7 @@ from playground.insight.memorization import CopyIndex
 from playground.insight.baselines import ReferenceLine
 from playground.tokenizer import TokenizerError
 from playground.trained import TrainedModel
-from playground import runs
+from playground import ready, runs
 from playground.runs import Busy
 from playground.runtime.files import UPLOADS
 from playground.workspace import (LIVE_FILES, LiveFiles, RunState,  # noqa: F401 (the page's names)
@@ -77,12 +77,13 @@ class Session(Workspace):
 
 
 def new_session() -> Session:
-    """``gr.State``'s initial value: a function, called once per visitor.
+    """``gr.State``'s initial value: a function, called once per visitor. The visitor starts
+    with the ready-made ``quick`` model (``playground.ready``), loaded when first needed.
 
     (Not the class itself: Gradio would take a dataclass type for a value and try to
     serialise it.)
     """
-    return Session()
+    return Session(ready=ready.DEFAULT)
 
 
 def ensure(session: Session | None) -> Session:
@@ -167,15 +168,16 @@ def friendly_errors(fn: Callable) -> Callable:
     return wrapper
 
 
-def require_model(session: Session, action: Message) -> TrainedModel:
+def require_model(session: Session, action: Message, *, ready_made: bool = False) -> TrainedModel:
     """The session's trained model, or a message saying what to do first when there is none.
 
-    ``action`` says what the visitor wanted, e.g. ``msg("generate with")``. A model that is
+    ``action`` says what the visitor wanted, e.g. ``msg("generate with")``; ``ready_made``
+    whether the session's ready-made model will do (``runs.require_model``). A model that is
     training is refused too (with ``PLAYGROUND_CONCURRENCY`` above 1, a Generate during the
     run switched the model to eval mode and changed the run's result).
     """
     try:
-        runs.require_model(session, action)
+        runs.require_model(session, action, ready_made=ready_made)
     except ConfigError as none:
         raise gr.Error(error_text(none, session.lang), title=t("No model yet", session.lang),
                        print_exception=False) from None

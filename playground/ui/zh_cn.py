@@ -57,6 +57,10 @@ ZH_CN: dict[str, str] = {
         "还没有文件：请把一个或多个 .txt 或 .md 文件拖到上面的框里。",
     "Unknown source {source}: choose one of {choices}.":
         "未知的来源 {source}：请从 {choices} 中选择一个。",
+    "Until you train your own, Generate, Attention and Inside use a ready-made model of this "
+    "task that comes with the playground ({preset}, trained with these settings).":
+        "在你训练出自己的模型之前，“生成”“注意力”“模型内部”使用 Playground 自带的这个任务的现成模型"
+        "（{preset}，用这些设置训练而成）。",
     # --- 2 · tokenizer ----------------------------------------------------------------------------
     "**Character tokenizer trained on {name}:** {vocab} tokens in the vocabulary · "
     "{chars_per_token} characters per token on average.":
@@ -173,6 +177,11 @@ ZH_CN: dict[str, str] = {
     "No model yet: Step ×1 starts one with the training tab's settings (its first press also "
     "measures the loss before any training).":
         "还没有模型：“训练 ×1 步”会用训练标签页的设置新建一个（第一次按下时还会先测量训练之前的损失）。",
+    "This is the ready-made model (the {preset} preset, trained before you came): Step ×1 starts "
+    "a model of your own with the training tab's settings (its first press also measures the "
+    "loss before any training).":
+        "这是现成的模型（用 {preset} 预设事先训练好）：“训练 ×1 步”会用训练标签页的设置新建一个你自己的模型"
+        "（第一次按下时还会先测量训练之前的损失）。",
     "**Step {step}** of {max_steps}: each press trains that many more steps.":
         "**第 {step} 步**，共 {max_steps} 步：每按一次，就再训练那么多步。",
     "**Stepping:** step {step} of {max_steps} ({done} / {steps} of this press) · training loss "

@@ -68,7 +68,7 @@ def test_step_x10_moves_the_step_count_and_changes_the_views(page, app_url, scre
     pick_tiny(page)
     open_tab(page, "inside")
     status = page.locator("#inside-step-status")
-    expect(status).to_contain_text("No model yet")
+    expect(status).to_contain_text("This is the ready-made model")  # Step starts one's own
     expect(page.locator("#inside-step-10")).to_have_text(EN["inside_step_10"])
     step = r"Step {step}\s+of 600"
     press_and_wait(page, 10, 10, step)

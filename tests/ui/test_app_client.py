@@ -75,8 +75,11 @@ def test_errors_reach_the_client_as_messages(app_url, tmp_path):
     from gradio_client.exceptions import AppError
 
     with client_for(app_url) as client:
-        with pytest.raises(AppError, match="no model to generate with yet"):
-            client.predict("hi", 5, 1.0, 0, 1.0, 0, api_name="/generate")
+        # a new session generates with the ready-made model; exporting asks for one's own
+        text, _ = client.predict("hi", 5, 1.0, 0, 1.0, 0, api_name="/generate")
+        assert text.startswith("hi") and len(text) == 7
+        with pytest.raises(AppError, match="ready-made one that comes with the playground"):
+            client.predict(api_name="/export_script")
         bad = tmp_path / "bad.txt"
         bad.write_bytes(b"\xff\xfe\x00h\x00i")
         with pytest.raises(AppError, match="UTF-16"):
