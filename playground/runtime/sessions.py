@@ -288,3 +288,66 @@ def eviction_order(occupants: Iterable[Occupant], free: int) -> list[Any]:
     candidates = sorted((o for o in occupants if o.rank is not None),
                         key=lambda o: (o.rank, o.last_used))
     return [o.key for o in candidates[:max(0, free)]]
+
+
+UNREAD_S = 30.0  # a page's messages may wait unread this long before its jobs are ended
+
+
+class StreamWatch:
+    """Which pages read their event stream: a page joins a job, then reads its results on a
+    stream of its own (Gradio's ``/queue/data``). A client that joins a training run and never
+    opens the stream makes the server keep every update it sends (about 250 MB for one run's
+    plots, held after the client had gone). ``unread`` names the pages whose messages have
+    waited ``UNREAD_S`` with no stream of theirs open, for the server to end their jobs and
+    drop the messages.
+
+    >>> watch = StreamWatch(unread_s=30)
+    >>> watch.unread(["a", "b"], now=0.0), watch.opened("b", now=1.0)
+    ([], None)
+    >>> watch.unread(["a", "b"], now=31.0)  # b reads; a has waited 31 s with no stream
+    ['a']
+    >>> watch.closed("b", now=40.0), watch.unread(["b"], now=60.0), watch.unread(["b"], now=71.0)
+    (None, [], ['b'])
+    """
+
+    def __init__(self, unread_s: float = UNREAD_S):
+        self.unread_s = unread_s
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}  # session hash -> streams open now
+        self._since: dict[str, float] = {}  # session hash -> when it was last seen unread
+
+    def opened(self, key: str, now: float | None = None) -> None:
+        with self._lock:
+            self._open[key] = self._open.get(key, 0) + 1
+            self._since.pop(key, None)
+
+    def closed(self, key: str, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            left = self._open.get(key, 0) - 1
+            if left > 0:
+                self._open[key] = left
+            else:
+                self._open.pop(key, None)
+                self._since[key] = now  # unread from now, if messages come
+
+    def unread(self, waiting: Iterable[str], now: float | None = None) -> list[str]:
+        """Of the pages with messages ``waiting``, those with no stream open for
+        ``unread_s``; forgets pages with nothing waiting."""
+        now = time.monotonic() if now is None else now
+        waiting = set(waiting)
+        with self._lock:
+            for key in list(self._since):
+                if key not in waiting:
+                    del self._since[key]
+            late = []
+            for key in sorted(waiting):
+                if self._open.get(key):
+                    continue
+                since = self._since.setdefault(key, now)
+                if now - since >= self.unread_s:
+                    late.append(key)
+            return late
+
+
+STREAMS = StreamWatch()

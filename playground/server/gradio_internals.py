@@ -19,6 +19,7 @@ of it is Gradio's public API, so none of it is promised from one version to the 
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from typing import Any, Awaitable, Callable, NamedTuple
@@ -36,7 +37,8 @@ TESTED_WITH = "6.31.0"  # requirements-dev.txt's pin, the version the suite runs
 # what this module reads or replaces, by the Gradio class that has it (check_gradio)
 NEEDED = {
     "Blocks": ("_queue", "fns", "keep_in_cache", "is_running"),
-    "Queue": ("push", "event_queue_per_concurrency_id", "active_jobs", "pending_event_ids_session"),
+    "Queue": ("push", "event_queue_per_concurrency_id", "active_jobs", "pending_event_ids_session",
+              "pending_messages_per_session", "clean_events"),
     "EventQueue": ("queue",),
     "BlockFunction": ("inputs", "api_name", "queue", "concurrency_id"),
     "StateHolder": ("session_data", "time_last_used", "lock", "update", "delete_state"),
@@ -153,6 +155,60 @@ def has_pending_events(demo: gr.Blocks, session_hash: str) -> bool:
     queue = getattr(demo, "_queue", None)
     pending = getattr(queue, "pending_event_ids_session", {}).get(session_hash) if queue else None
     return bool(pending)
+
+
+# --- pages that never read their results (their stream: /queue/data) --------------------------
+
+_LOOP: asyncio.AbstractEventLoop | None = None  # the server's event loop (note_loop)
+UNREAD_TIMEOUT_S = 10.0  # the sweep waits this long for the loop to end a page's jobs
+
+
+def note_loop() -> None:
+    """Remember the server's event loop (called from a request, which runs on it): the sweep
+    thread hands it the work that must run there (``end_unread``)."""
+    global _LOOP
+    if _LOOP is None:
+        _LOOP = asyncio.get_running_loop()
+
+
+def _on_loop(coroutine_fn: Callable[[], Awaitable[Any]]) -> Any:
+    if _LOOP is None or _LOOP.is_closed():
+        return None
+    try:
+        return asyncio.run_coroutine_threadsafe(coroutine_fn(), _LOOP).result(UNREAD_TIMEOUT_S)
+    except (TimeoutError, RuntimeError):  # (a loop shutting down)
+        return None
+
+
+def waiting_messages(demo: gr.Blocks) -> dict[str, int]:
+    """Session hash -> how many messages of its jobs wait for its page to read them."""
+    queue = getattr(demo, "_queue", None)
+    if queue is None:
+        return {}
+
+    async def count() -> dict[str, int]:
+        return {key: q.qsize() for key, q in list(queue.pending_messages_per_session.items())
+                if q.qsize()}
+
+    return _on_loop(count) or {}
+
+
+def end_unread(demo: gr.Blocks, session_hash: str) -> int:
+    """End the jobs of a page that does not read its results (Gradio's own ``clean_events``,
+    as when a page's stream disconnects) and drop the messages waiting for it; how many were
+    dropped. The session's entry stays (its page may come back and read a new job)."""
+    queue = demo._queue
+
+    async def end() -> int:
+        await queue.clean_events(session_hash=session_hash)
+        messages = queue.pending_messages_per_session.get(session_hash)
+        dropped = 0
+        while messages is not None and not messages.empty():
+            messages.get_nowait()
+            dropped += 1
+        return dropped
+
+    return _on_loop(end) or 0
 
 
 class Join(NamedTuple):

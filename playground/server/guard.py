@@ -148,6 +148,8 @@ class RequestGuard:
             return await self._refuse(send, 404, "Not found.", path, scope)
         if scope["type"] == "http" and f"{GUARDED_PREFIX}heartbeat/" in path:
             return await reattach.follow_heartbeat(self.app, scope, receive, send)
+        if scope["type"] == "http" and path.endswith(f"{GUARDED_PREFIX}queue/data"):
+            return await reattach.follow_stream(self.app, scope, receive, send)
         if scope["type"] != "http" or scope.get("method") != "POST" or GUARDED_PREFIX not in path:
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

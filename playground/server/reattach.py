@@ -34,6 +34,7 @@ import shutil
 import signal
 import threading
 import time
+import urllib.parse
 import weakref
 from pathlib import Path
 from typing import Any
@@ -176,6 +177,35 @@ async def follow_heartbeat(app, scope, receive, send) -> None:
         OPEN_HEARTBEATS[session_hash] -= 1
         if OPEN_HEARTBEATS[session_hash] <= 0:
             del OPEN_HEARTBEATS[session_hash]
+
+
+async def follow_stream(app, scope, receive, send) -> None:
+    """Serve a page's result stream (``/queue/data``, ``guard.RequestGuard``), noting it open
+    for its session hash (``sessions.STREAMS``): the sweep ends the jobs of pages that never
+    open theirs (``end_unread_jobs``)."""
+    gradio_internals.note_loop()
+    query = urllib.parse.parse_qs((scope.get("query_string") or b"").decode("latin-1"))
+    session_hash = (query.get("session_hash") or [""])[0]
+    if not session_hash:
+        return await app(scope, receive, send)
+    sessions.STREAMS.opened(session_hash)
+    try:
+        await app(scope, receive, send)
+    finally:
+        sessions.STREAMS.closed(session_hash)
+
+
+def end_unread_jobs(demo: gr.Blocks, now: float | None = None) -> None:
+    """End the jobs of pages whose results have waited unread for ``sessions.UNREAD_S`` with no
+    stream of theirs open, and drop what waited: a client that joins a run and never reads it
+    made the server keep every update (about 250 MB a run, kept after it had gone). Their runs
+    are asked to stop too (they would end at their next update anyway)."""
+    for session_hash in sessions.STREAMS.unread(gradio_internals.waiting_messages(demo), now):
+        for _, session in _our_sessions(gradio_internals.state_values(demo, session_hash)):
+            session.run.request_stop()
+        dropped = gradio_internals.end_unread(demo, session_hash)
+        log.info("ended the jobs of a page that read none of its results for %.0f s "
+                 "(%d messages dropped)", sessions.STREAMS.unread_s, dropped)
 
 
 def close_tab(demo: gr.Blocks, session_hash: str | None) -> None:
@@ -423,6 +453,7 @@ def sweep(demo: gr.Blocks, now: float | None = None) -> None:
         if not _our_sessions(values) and (used is None or used < idle_since) \
                 and not _busy(demo, session_hash, []):
             gradio_internals.drop_session(demo, session_hash)
+    end_unread_jobs(demo)
     _sweep_orphan_folders()
     return_store().sweep()
 
