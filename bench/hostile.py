@@ -729,6 +729,31 @@ def one_network(attack: Attack) -> list[Row]:
     return rows
 
 
+UNREAD_WAIT_S = 45.0  # past sessions.UNREAD_S (30 s) and a sweep (5 s)
+
+
+def unread_stream(attack: Attack) -> list[Row]:
+    """27.6: a client joins a long training run and never opens its result stream (before:
+    the server kept every update the run sent, about 250 MB, after the client had gone)."""
+    server = attack.server
+    indexes, session = fn_indexes(server), f"silent{uuid.uuid4().hex[:8]}"
+    address = attack.address()
+    with measured(server) as cost:
+        joined = join(server, indexes["train_model"],
+                      [None, False, *_settings(max_steps=20_000, eval_interval=50)],
+                      session, address)
+        busy = join(server, indexes["train_tokenizer"], [None, "char", 512], session, address)
+        time.sleep(UNREAD_WAIT_S)
+        # its run has ended when the same page may start another compute job (a page gets one)
+        again = join(server, indexes["train_tokenizer"], [None, "char", 512], session, address)
+    ended = joined.status_code == 200 and busy.status_code == 429 and again.status_code == 200
+    return [attack.row("27.6", "a training run whose client never reads its stream: ended "
+                       f"within {UNREAD_WAIT_S:.0f} s", ended, "", "yes, what waited dropped",
+                       met=ended, cost=cost, response="" if ended else again.text,
+                       note=f"join {joined.status_code}; the page's next compute job: "
+                            f"{busy.status_code} at once, {again.status_code} after")]
+
+
 NO_SPACES_BYTES = 1_000_000
 
 
@@ -1286,7 +1311,8 @@ def another_visitors_files(attack: Attack) -> list[Row]:
 
 QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood, another_visitors_files)
 FULL = (bundles, memory_estimate, one_client, one_network, tokenizer_without_spaces, bypass,
-        session_flood, disk, injected_link, bodies, smaller, another_visitors_files)
+        session_flood, disk, injected_link, bodies, smaller, another_visitors_files,
+        unread_stream)
 NOT_REPLAYED = [
     (8, "the hourly cache sweep of a live session's bundle", "not replayed: Gradio sweeps once an "
      "hour; tests/test_hostile_app.py runs the sweep on a live and an orphaned file"),

@@ -183,7 +183,6 @@ async def follow_stream(app, scope, receive, send) -> None:
     """Serve a page's result stream (``/queue/data``, ``guard.RequestGuard``), noting it open
     for its session hash (``sessions.STREAMS``): the sweep ends the jobs of pages that never
     open theirs (``end_unread_jobs``)."""
-    gradio_internals.note_loop()
     query = urllib.parse.parse_qs((scope.get("query_string") or b"").decode("latin-1"))
     session_hash = (query.get("session_hash") or [""])[0]
     if not session_hash:
