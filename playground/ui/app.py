@@ -25,7 +25,7 @@ from starlette.middleware import Middleware
 from playground.runtime import compute, fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
-                           inside_tab, loss_panel, tokenizer_tab, train_tab)
+                           inside_tab, lesson_view, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, tab, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
@@ -172,26 +172,27 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             switch = gr.Radio(SWITCH_CHOICES, value=None, show_label=False, container=False,
                               elem_id=SWITCH_ID, scale=0, min_width=220)
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
+        lesson = lesson_view.build_view()  # a lesson link's title and text
         # gr.State calls Session() for each visitor; the callback frees the model and files
         session = gr.State(new_session, time_to_live=ttl, delete_callback=reattach.release_held)
         token = reattach.token_state()  # the browser's secret: a reload finds its session again
         gradio_internals.keep_in_cache(session, LIVE_FILES)  # the hourly sweep spares them
         with gr.Tabs() as tabs:
-            with tab("corpus"):
+            with tab("corpus") as corpus_page:
                 corpus = corpus_tab.build(session)
-            with tab("tokenizer"):
+            with tab("tokenizer") as tokenizer_page:
                 tokenizer = tokenizer_tab.build(session, limit)
-            with tab("train"):
+            with tab("train") as train_page:
                 train = train_tab.build(session, limit)
             with tab("generate") as generate_page:
                 generate = generate_tab.build(session, limit, generate_page)
-            with tab("attention"):
+            with tab("attention") as attention_page:
                 attention = attention_tab.build(session, limit)
             with tab("inside") as inside_page:
                 inside_tab.build(session, limit, train.settings, inside_page, train.diagram)
             with tab("compare") as compare_page:
                 compare = compare_tab.build(session)
-            with tab("export"):
+            with tab("export") as export_page:
                 export = export_tab.build(session, limit)
         gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
                     elem_id="page-footer")
@@ -201,16 +202,25 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,
                                        tokenizer.kind, tokenizer.vocab_size, train.settings,
                                        generate.sampling)
+        pages = dict(corpus=corpus_page, tokenizer=tokenizer_page, train=train_page,
+                     generate=generate_page, attention=attention_page, inside=inside_page,
+                     compare=compare_page, export=export_page)
+        open_lesson = lesson_view.wire(
+            lesson, lesson_view.LessonPage(tabs, pages, train.settings, train.sections,
+                                           train.advanced, train.preset),
+            session, corpus.task, corpus.task_note, corpus.summary, corpus.preview)
+        # the lesson builder's task follows the Corpus tab's (the link carries its settings)
+        corpus.task.change(None, corpus.task, export.lesson_inputs[-1], js="(name) => name")
         # on load, one chain in a fixed order: a returning browser's session (reattach), the
-        # visitor's language and the text the server writes in it, a shared link's settings,
-        # then what the settings draw: the preset menu with this machine's estimates (a probe,
+        # visitor's language and the text the server writes in it, a shared link's settings
+        # and its lesson (what it shows), then what the settings draw: the preset menu with this machine's estimates (a probe,
         # once per process) and the model's diagram. From then on whatever language the page
         # shows (Settings included) is reported by SYNC_JS (.change: a hidden textbox sends no
         # .input events)
-        loaded = restore_link(reattach.wire(demo, session, token, tabs, train).then(
+        loaded = open_lesson(restore_link(reattach.wire(demo, session, token, tabs, train).then(
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
-            api_visibility="private"))
+            api_visibility="private")))
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
                     api_visibility="private", show_progress="hidden").then(
