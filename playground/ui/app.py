@@ -94,7 +94,7 @@ def toast_title_css() -> str:
 
 
 PAGE_CSS += toast_title_css()
-CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS  # the page's own styles, each tab's next to its widgets
+CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS + lesson_view.CSS  # the page's own styles, each tab's next to its widgets
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
 LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
                    strict_cors=True, mcp_server=False, enable_monitoring=False,
@@ -178,21 +178,21 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         token = reattach.token_state()  # the browser's secret: a reload finds its session again
         gradio_internals.keep_in_cache(session, LIVE_FILES)  # the hourly sweep spares them
         with gr.Tabs() as tabs:
-            with tab("corpus") as corpus_page:
+            with tab("corpus"):
                 corpus = corpus_tab.build(session)
-            with tab("tokenizer") as tokenizer_page:
+            with tab("tokenizer"):
                 tokenizer = tokenizer_tab.build(session, limit)
-            with tab("train") as train_page:
+            with tab("train"):
                 train = train_tab.build(session, limit)
             with tab("generate") as generate_page:
                 generate = generate_tab.build(session, limit, generate_page)
-            with tab("attention") as attention_page:
+            with tab("attention"):
                 attention = attention_tab.build(session, limit)
             with tab("inside") as inside_page:
                 inside_tab.build(session, limit, train.settings, inside_page, train.diagram)
             with tab("compare") as compare_page:
                 compare = compare_tab.build(session)
-            with tab("export") as export_page:
+            with tab("export"):
                 export = export_tab.build(session, limit)
         gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
                     elem_id="page-footer")
@@ -202,12 +202,9 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,
                                        tokenizer.kind, tokenizer.vocab_size, train.settings,
                                        generate.sampling)
-        pages = dict(corpus=corpus_page, tokenizer=tokenizer_page, train=train_page,
-                     generate=generate_page, attention=attention_page, inside=inside_page,
-                     compare=compare_page, export=export_page)
         open_lesson = lesson_view.wire(
-            lesson, lesson_view.LessonPage(tabs, pages, train.settings, train.sections,
-                                           train.advanced, train.preset),
+            lesson, lesson_view.LessonPage(tabs, train.settings, train.sections, train.advanced,
+                                           train.preset),
             session, corpus.task, corpus.task_note, corpus.summary, corpus.preview)
         # the lesson builder's task follows the Corpus tab's (the link carries its settings)
         corpus.task.change(None, corpus.task, export.lesson_inputs[-1], js="(name) => name")

@@ -26,6 +26,12 @@ from playground.ui.settings import SETTINGS
 from playground.ui.train_tab import SECTIONS
 
 
+# A tab is hidden by a class on the page's gr.Tabs: Gradio 6.31 draws a tab's button whatever
+# a gr.Tab(visible=False) update says (gradio-app/gradio#9648 and #10904 are its history)
+CSS = "\n".join(f'.lesson-hides-{name} button[data-tab-id="{name}"] {{ display: none !important; }}'
+                 for name in TABS) + "\n"
+
+
 @dataclass
 class LessonView:
     """The lesson's box at the top of the page (hidden until a lesson link opens it)."""
@@ -40,15 +46,14 @@ class LessonView:
 class LessonPage:
     """The parts of the page a lesson shows or hides, in the order of ``parts``."""
 
-    tabs: gr.Tabs
-    pages: dict[str, gr.Tab]  # by name, as in TABS
+    tabs: gr.Tabs  # a lesson hides tabs by its classes (CSS): Gradio 6 ignores gr.Tab updates
     settings: list[gr.components.Component]  # in SETTINGS order
     sections: list[gr.Accordion]  # in SECTIONS order
     advanced: gr.Accordion
     preset: gr.Radio
 
     def parts(self) -> list[gr.components.Component | gr.Blocks]:
-        return [self.tabs, *(self.pages[name] for name in TABS), *self.settings,
+        return [self.tabs, *self.settings,
                 *self.sections, self.advanced, self.preset]
 
 
@@ -63,12 +68,13 @@ def build_view() -> LessonView:
 
 
 def visibilities(lesson: Lesson) -> list[Any]:
-    """Updates for ``LessonPage.parts``: the tabs' selection (the first tab shown), each tab,
-    each setting, each section (hidden when all its settings are), Advanced, the preset menu."""
+    """Updates for ``LessonPage.parts``: the tabs (those hidden by a class each, ``CSS``; the
+    first shown selected), each setting, each section (hidden when all its settings are),
+    Advanced, the preset menu."""
     shown = set(lesson.settings)
+    hidden = [f"lesson-hides-{name}" for name in TABS if name not in lesson.tabs]
     first = lesson.tabs[0]
-    return [gr.update(selected=first) if first != TABS[0] else gr.skip(),
-            *(gr.update(visible=name in lesson.tabs) for name in TABS),
+    return [gr.update(elem_classes=hidden, **({"selected": first} if first != TABS[0] else {})),
             *(gr.update(visible=name in shown) for name in SETTINGS),
             *(gr.update(visible=bool(shown & set(names))) for names in SECTIONS.values()),
             gr.update(visible=bool(shown), open=bool(shown) and lesson.hides_settings),
@@ -83,7 +89,7 @@ def open_lesson(session: Session | None, request: gr.Request | None = None) -> t
     A lesson that cannot be used leaves the whole page and says why, in the box.
     """
     session = ensure(session)
-    n_parts = 1 + len(TABS) + len(SETTINGS) + len(SECTIONS) + 2
+    n_parts = 1 + len(SETTINGS) + len(SECTIONS) + 2
     try:
         lesson = decode_lesson(dict(getattr(request, "query_params", None) or {}))
     except ShareError as error:  # its reason may quote the link: plain text
