@@ -204,7 +204,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                                        generate.sampling)
         open_lesson = lesson_view.wire(
             lesson, lesson_view.LessonPage(tabs, train.settings, train.sections, train.advanced,
-                                           train.preset),
+                                           train.preset, train.upload),
             session, corpus.task, corpus.task_note, corpus.summary, corpus.preview)
         # the lesson builder's task follows the Corpus tab's (the link carries its settings)
         corpus.task.change(None, corpus.task, export.lesson_inputs[-1], js="(name) => name")

@@ -166,7 +166,8 @@ def lesson_summary(lesson: Lesson, lang: str) -> str:
     lines = [t("This lesson shows: {tabs}.", lang,
                tabs=", ".join(names[f"tab_{name}"] for name in lesson.tabs))]
     lines.append(t("Settings shown: {n} of {total}; the others are hidden and keep this page's "
-                   "values (the preset menu is hidden too, since a preset changes every setting).",
+                   "values (the preset menu and the bundle upload too, since either changes every "
+                   "setting).",
                    lang, n=len(lesson.settings), total=len(train_tab.SETTINGS))
                  if lesson.hides_settings else t("Settings shown: all of them.", lang))
     if lesson.task:

@@ -443,7 +443,8 @@ EN: dict[str, str] = {
     "lesson_tabs_info": "The class sees only these tabs; the first one ticked opens first.",
     "lesson_settings_intro": "**Settings shown** (under Advanced on the Train tab). Untick a "
                              "setting to hide it at this page's value; with any unticked, the "
-                             "preset menu is hidden too, since a preset changes every setting.",
+                             "preset menu and the bundle upload are hidden too, since either "
+                             "changes every setting.",
     "lesson_button": "Make the lesson link",
     "lesson_link": "Lesson link",
     "lesson_link_info": "Copy it with the button on the right; below, what it will show.",
@@ -819,7 +820,7 @@ ZH_CN: dict[str, str] = {
     "lesson_tabs": "显示的标签页",
     "lesson_tabs_info": "全班只看到这些标签页；勾选的第一个最先打开。",
     "lesson_settings_intro": "**显示的设置**（在“训练”标签页的“高级”里）。取消勾选的设置会隐藏，"
-                             "并保持本页面的取值；只要有一个取消勾选，预设菜单也会隐藏，因为预设会改变所有设置。",
+                             "并保持本页面的取值；只要有一个取消勾选，预设菜单和模型包上传也会隐藏，因为两者都会改变所有设置。",
     "lesson_button": "生成课程链接",
     "lesson_link": "课程链接",
     "lesson_link_info": "用右边的按钮复制；下面是它将显示的内容。",

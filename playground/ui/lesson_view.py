@@ -3,8 +3,8 @@ settings it names, its toy task as the corpus, and a button that shows the whole
 
 The link is read by ``export.lesson`` (no Gradio there); here it becomes visibilities. The
 hidden settings keep the link's values (``export_tab.restore_from_link`` fills them before
-``open_lesson`` runs), and the preset menu is hidden with them, since a preset changes every
-setting. The title and text are someone's words from a link: shown as plain text
+``open_lesson`` runs), and the preset menu and the bundle upload are hidden with them, since
+either changes every setting. The title and text are someone's words from a link: shown as plain text
 (``plain_markdown``), never as Markdown.
 """
 
@@ -50,11 +50,12 @@ class LessonPage:
     settings: list[gr.components.Component]  # in SETTINGS order
     sections: list[gr.Accordion]  # in SECTIONS order
     advanced: gr.Accordion
-    preset: gr.Radio
+    preset: gr.Radio  # a preset, and a bundle uploaded, change every setting: hidden with any
+    upload: gr.File
 
     def parts(self) -> list[gr.components.Component | gr.Blocks]:
         return [self.tabs, *self.settings,
-                *self.sections, self.advanced, self.preset]
+                *self.sections, self.advanced, self.preset, self.upload]
 
 
 def build_view() -> LessonView:
@@ -70,7 +71,7 @@ def build_view() -> LessonView:
 def visibilities(lesson: Lesson) -> list[Any]:
     """Updates for ``LessonPage.parts``: the tabs (those hidden by a class each, ``CSS``; the
     first shown selected), each setting, each section (hidden when all its settings are),
-    Advanced, the preset menu."""
+    Advanced, the preset menu and the bundle upload."""
     shown = set(lesson.settings)
     hidden = [f"lesson-hides-{name}" for name in TABS if name not in lesson.tabs]
     first = lesson.tabs[0]
@@ -78,6 +79,7 @@ def visibilities(lesson: Lesson) -> list[Any]:
             *(gr.update(visible=name in shown) for name in SETTINGS),
             *(gr.update(visible=bool(shown & set(names))) for names in SECTIONS.values()),
             gr.update(visible=bool(shown), open=bool(shown) and lesson.hides_settings),
+            gr.update(visible=not lesson.hides_settings),
             gr.update(visible=not lesson.hides_settings)]
 
 
@@ -89,7 +91,7 @@ def open_lesson(session: Session | None, request: gr.Request | None = None) -> t
     A lesson that cannot be used leaves the whole page and says why, in the box.
     """
     session = ensure(session)
-    n_parts = 1 + len(SETTINGS) + len(SECTIONS) + 2
+    n_parts = 1 + len(SETTINGS) + len(SECTIONS) + 3
     try:
         lesson = decode_lesson(dict(getattr(request, "query_params", None) or {}))
     except ShareError as error:  # its reason may quote the link: plain text

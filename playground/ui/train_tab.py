@@ -673,6 +673,7 @@ class TrainTab:
     diagram: gr.HTML  # the model these settings build (drawn by the Inside tab's show_diagram)
     advanced: gr.Accordion  # every setting, in SECTIONS' accordions (a lesson may hide them)
     sections: list[gr.Accordion]  # one per section of SECTIONS, in its order
+    upload: gr.File  # a model bundle, whose configs fill every setting
 
 
 def build(session: gr.State, concurrency_limit: int) -> TrainTab:
@@ -751,4 +752,4 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,
                     outputs=outputs, preset=preset, card=card, diagram=diagram,
-                    advanced=advanced, sections=sections)
+                    advanced=advanced, sections=sections, upload=upload)

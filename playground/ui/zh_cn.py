@@ -242,8 +242,9 @@ ZH_CN: dict[str, str] = {
         "课程列出了 {n} 个这个版本不认识的标签页或设置，已略去。",
     "This lesson shows: {tabs}.": "这节课显示：{tabs}。",
     "Settings shown: {n} of {total}; the others are hidden and keep this page's values (the "
-    "preset menu is hidden too, since a preset changes every setting).":
-        "显示的设置：{total} 个中的 {n} 个；其余的隐藏，并保持本页面的取值（预设菜单也隐藏，因为预设会改变所有设置）。",
+    "preset menu and the bundle upload too, since either changes every setting).":
+        "显示的设置：{total} 个中的 {n} 个；其余的隐藏，并保持本页面的取值（预设菜单和模型包上传也隐藏，"
+        "因为两者都会改变所有设置）。",
     "Settings shown: all of them.": "显示的设置：全部。",
     "Task opened: {task}.": "打开的任务：{task}。",
     "The page opens like this:": "页面打开时是这样：",

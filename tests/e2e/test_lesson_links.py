@@ -74,6 +74,7 @@ def check_lesson(page, labels: dict[str, str], shot: str) -> None:
     expect(advanced.get_by_text(labels["label_optimizer"], exact=True)).to_be_hidden()
     assert advanced.locator("input:visible").count() == len(SETTINGS_SHOWN)
     expect(page.locator("#preset-choice")).to_be_hidden()
+    expect(page.locator("#upload-bundle")).to_be_hidden()
     page.screenshot(path=str(SHOTS / shot))
     advanced.screenshot(path=str(SHOTS / shot.replace(".png", "-settings.png")))
 

@@ -14,7 +14,7 @@ from playground.ui.settings import DEFAULTS, SETTINGS
 from playground.ui.train_tab import SECTIONS
 
 SAMPLING = ("ROMEO:", 300, 0.8, 0, 1.0, 0)
-N_PARTS = 1 + len(SETTINGS) + len(SECTIONS) + 2
+N_PARTS = 1 + len(SETTINGS) + len(SECTIONS) + 3
 
 
 def opened(query: dict, lang: str = "en") -> tuple[Session, tuple]:
@@ -68,13 +68,14 @@ def test_opening_a_lesson_hides_what_it_leaves_out_and_opens_its_task():
     session, out = opened(query)
     box, header, note, show_all, tabs, *rest = out
     settings, sections = rest[:len(SETTINGS)], rest[len(SETTINGS):len(SETTINGS) + len(SECTIONS)]
-    advanced, preset, task, task_note, summary, _preview = rest[len(SETTINGS) + len(SECTIONS):]
+    advanced, preset, upload, task, task_note, summary, _preview = rest[len(SETTINGS) + len(SECTIONS):]
     assert box.visible is True and header.startswith("### Heads") and show_all.visible is True
     assert tabs["selected"] == "train"
     assert set(tabs["elem_classes"]) == {f"lesson-hides-{n}" for n in TABS if n not in ("train", "attention")}
     assert [name for name, update in zip(SETTINGS, settings) if update["visible"]] == ["n_layer", "lr"]
     assert [update["visible"] for update in sections] == [True, False, True, False]
     assert advanced["visible"] and advanced["open"] and preset["visible"] is False
+    assert upload["visible"] is False  # a bundle's configs would change the hidden settings
     assert task == "reverse" and session.corpus.name == "reverse" and "reverse" in summary
 
 
