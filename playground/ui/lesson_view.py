@@ -54,8 +54,7 @@ class LessonPage:
     upload: gr.File
 
     def parts(self) -> list[gr.components.Component | gr.Blocks]:
-        return [self.tabs, *self.settings,
-                *self.sections, self.advanced, self.preset, self.upload]
+        return [self.tabs, *self.settings, *self.sections, self.advanced, self.preset, self.upload]
 
 
 def build_view() -> LessonView:
@@ -91,7 +90,7 @@ def open_lesson(session: Session | None, request: gr.Request | None = None) -> t
     A lesson that cannot be used leaves the whole page and says why, in the box.
     """
     session = ensure(session)
-    n_parts = 1 + len(SETTINGS) + len(SECTIONS) + 3
+    n_parts = len(visibilities(Lesson()))
     try:
         lesson = decode_lesson(dict(getattr(request, "query_params", None) or {}))
     except ShareError as error:  # its reason may quote the link: plain text
