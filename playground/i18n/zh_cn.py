@@ -459,6 +459,18 @@ ZH_CN: dict[str, str] = {
         "链接中的设置 {setting} 必须在 {low} 和 {high} 之间，收到的是 {value}。",
     "The link's settings cannot be used: {reason}": "链接中的设置无法使用：{reason}",
     "These are not settings a link can carry: {keys}.": "这些不是链接可以携带的设置：{keys}。",
+    # --- lesson links (export.lesson) ---
+    "The lesson's title is longer than {n} characters: shorten it.":
+        "课程标题超过了 {n} 个字符：请缩短。",
+    "The lesson's text is longer than {n} characters: shorten it.":
+        "课程说明超过了 {n} 个字符：请缩短。",
+    "A lesson shows at least one tab: tick one.": "课程至少要显示一个标签页：请勾选一个。",
+    "These are not tabs or settings a lesson can show: {names}.":
+        "这些不是课程可以显示的标签页或设置：{names}。",
+    "The lesson's task must be one of {choices}, got {value}.":
+        "课程的任务必须是 {choices} 之一，收到的是 {value}。",
+    "The lesson names no tab this version has, so it would show nothing.":
+        "课程列出的标签页这个版本都没有，所以什么也显示不了。",
     "The setting {setting} must be text, got {value}.":
         "设置 {setting} 必须是文本，收到的是 {value}。",
     "The setting {setting} must be a number, got {value}.":

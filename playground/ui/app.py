@@ -25,7 +25,7 @@ from starlette.middleware import Middleware
 from playground.runtime import compute, fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
-                           inside_tab, loss_panel, tokenizer_tab, train_tab)
+                           inside_tab, lesson_view, loss_panel, tokenizer_tab, train_tab)
 from playground.ui.lang import (I18N, tab, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
@@ -94,7 +94,7 @@ def toast_title_css() -> str:
 
 
 PAGE_CSS += toast_title_css()
-CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS  # the page's own styles, each tab's next to its widgets
+CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS + lesson_view.CSS  # the page's own styles, each tab's next to its widgets
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
 LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
                    strict_cors=True, mcp_server=False, enable_monitoring=False,
@@ -172,6 +172,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             switch = gr.Radio(SWITCH_CHOICES, value=None, show_label=False, container=False,
                               elem_id=SWITCH_ID, scale=0, min_width=220)
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
+        lesson = lesson_view.build_view()  # a lesson link's title and text
         # gr.State calls Session() for each visitor; the callback frees the model and files
         session = gr.State(new_session, time_to_live=ttl, delete_callback=reattach.release_held)
         token = reattach.token_state()  # the browser's secret: a reload finds its session again
@@ -201,16 +202,22 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,
                                        tokenizer.kind, tokenizer.vocab_size, train.settings,
                                        generate.sampling)
+        open_lesson = lesson_view.wire(
+            lesson, lesson_view.LessonPage(tabs, train.settings, train.sections, train.advanced,
+                                           train.preset, train.upload),
+            session, corpus.task, corpus.task_note, corpus.summary, corpus.preview)
+        # the lesson builder's task follows the Corpus tab's (the link carries its settings)
+        corpus.task.change(None, corpus.task, export.lesson_inputs[-1], js="(name) => name")
         # on load, one chain in a fixed order: a returning browser's session (reattach), the
-        # visitor's language and the text the server writes in it, a shared link's settings,
-        # then what the settings draw: the preset menu with this machine's estimates (a probe,
+        # visitor's language and the text the server writes in it, a shared link's settings
+        # and its lesson (what it shows), then what the settings draw: the preset menu with this machine's estimates (a probe,
         # once per process) and the model's diagram. From then on whatever language the page
         # shows (Settings included) is reported by SYNC_JS (.change: a hidden textbox sends no
         # .input events)
-        loaded = restore_link(reattach.wire(demo, session, token, tabs, train).then(
+        loaded = open_lesson(restore_link(reattach.wire(demo, session, token, tabs, train).then(
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
-            api_visibility="private"))
+            api_visibility="private")))
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
                     api_visibility="private", show_progress="hidden").then(

@@ -8,6 +8,9 @@ the page's settings.
   repository name or token, no network) is a message in the page.
 * The link (``share.share_url``) carries the settings of every tab; opening the page with it
   (``restore_from_link``, on page load) fills them in again.
+* A lesson link (``export.lesson``) is that link with what a class sees: a teacher ticks the
+  tabs and settings shown, picks a toy task and writes a title and a short text
+  (``make_lesson_link``); the page opens it with ``lesson_view.open_lesson``.
 """
 
 from __future__ import annotations
@@ -20,14 +23,17 @@ import gradio as gr
 from playground.config import SampleConfig
 from playground.export.publish import ExportError, push_to_hub, space_page, write_standalone_script
 from playground.i18n import error_text, msg, t
+from playground.export.lesson import KEYS as LESSON_KEYS, TABS, Lesson, lesson_url
 from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
-from playground.ui.lang import detect_language, tr
+from playground.ui.labels import EN as EN_LABELS, ZH_CN as ZH_CN_LABELS
+from playground.ui.lang import detect_language, label, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.ui.settings import PageSettings, takes_settings
 from playground.runtime import hosting
 from playground.runtime.fairshare import in_turns
+from playground.tasks import TASKS
 
 # the Corpus tab's choices and the link's corpus values (Corpus.source)
 SOURCE_OF_CHOICE = {"Tiny Shakespeare": "bundled", "Upload files": "upload", "Paste text": "paste"}
@@ -139,6 +145,67 @@ def make_link(request: gr.Request | None, source: str, kind: str, vocab_size: fl
     return share_url(page_url(request), shared)
 
 
+def header_markdown(lesson: Lesson) -> str:
+    """A lesson's title and text as Markdown that shows exactly them (``plain_markdown``).
+
+    >>> print(header_markdown(Lesson(title="Heads", text="[Log in](//ev.il)")))
+    ### Heads
+    <BLANKLINE>
+    \\[Log in\\]\\(//ev\\.il\\)
+    """
+    lines = [f"### {plain_markdown(lesson.title)}"] if lesson.title else []
+    # each line of the text on its own line (two trailing spaces: a line break)
+    if lesson.text:
+        lines.append("  \n".join(plain_markdown(line) for line in lesson.text.split("\n")))
+    return "\n\n".join(lines)
+
+
+def lesson_summary(lesson: Lesson, lang: str) -> str:
+    """Markdown: what a lesson link shows, then the lesson's box as the page will show it."""
+    names = EN_LABELS if lang == "en" else ZH_CN_LABELS
+    lines = [t("This lesson shows: {tabs}.", lang,
+               tabs=", ".join(names[f"tab_{name}"] for name in lesson.tabs))]
+    lines.append(t("Settings shown: {n} of {total}; the others are hidden and keep this page's "
+                   "values (the preset menu and the bundle upload too, since either changes every "
+                   "setting).",
+                   lang, n=len(lesson.settings), total=len(train_tab.SETTINGS))
+                 if lesson.hides_settings else t("Settings shown: all of them.", lang))
+    if lesson.task:
+        lines.append(t("Task opened: {task}.", lang, task=lesson.task))
+    header = header_markdown(lesson)
+    shown = "\n\n" + t("The page opens like this:", lang) + "\n\n" + "\n".join(
+        "> " + line for line in header.split("\n")) if header else ""
+    return "  \n".join(lines) + shown
+
+
+@friendly_errors
+@takes_settings
+def make_lesson_link(session: Session | None, request: gr.Request | None, source: str, kind: str,
+                     vocab_size: float, settings: PageSettings, prompt: str = "",
+                     max_new_tokens: float = SAMPLING.max_new_tokens,
+                     temperature: float = SAMPLING.temperature, top_k: float = SAMPLING.top_k,
+                     top_p: float = SAMPLING.top_p, sample_seed: float = 0, title: str = "",
+                     text: str = "", tabs: list[str] | None = None,
+                     shape: list[str] | None = None, variants: list[str] | None = None,
+                     optimisation: list[str] | None = None, evaluation: list[str] | None = None,
+                     task: str | None = None) -> tuple[str, str]:
+    """A lesson link (``export.lesson``): the page's settings, as ``make_link``, and the lesson
+    the Export tab's builder describes: its title and text, the tabs ticked, the settings ticked
+    in the four groups of the Train tab (``train_tab.SECTIONS``; None: all of a group), and a
+    toy task. Returns (link, Markdown summary of what it shows)."""
+    session = ensure(session)
+    groups = (shape, variants, optimisation, evaluation)
+    shown = [name for group, names in zip(groups, train_tab.SECTIONS.values())
+             for name in (names if group is None else group)]
+    lesson = Lesson(title=title or "", text=text or "",
+                    tabs=TABS if tabs is None else tuple(tabs), settings=tuple(shown),
+                    task=task or "")
+    sampling = dict(prompt=prompt, max_new_tokens=max_new_tokens, temperature=temperature,
+                    top_k=top_k, top_p=top_p, sample_seed=sample_seed)
+    shared = page_settings(source, kind, vocab_size, settings, sampling)
+    return lesson_url(page_url(request), shared, lesson), lesson_summary(lesson, session.lang)
+
+
 def restore_from_link(session: Session | None, request: gr.Request | None = None):
     """On page load: fill every setting from the link's query string, if it has one.
 
@@ -149,7 +216,7 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     session = detect_language(session, request)  # (an API call comes without a page load)
     n_out = 3 + len(train_tab.SETTINGS) + len(SAMPLING_KEYS)
     query: Mapping[str, str] = {k: v for k, v in dict(getattr(request, "query_params", None) or {}).items()
-                                if k not in PAGE_PARAMETERS}
+                                if k not in PAGE_PARAMETERS and k not in LESSON_KEYS}  # lesson_view's
     if not any(key == "v" or key in KEYS for key in query):
         return (gr.skip(),) * (1 + n_out)
     try:
@@ -177,6 +244,10 @@ class ExportTab:
 
     link_button: gr.Button
     link: gr.Textbox
+    lesson_button: gr.Button  # the lesson link's builder: these and the page's settings
+    lesson_inputs: list  # title, text, tabs, the four groups of settings, task
+    lesson_link: gr.Textbox
+    lesson_preview: gr.Markdown
 
 
 def build(session: gr.State, concurrency_limit: int) -> ExportTab:
@@ -208,12 +279,42 @@ def build(session: gr.State, concurrency_limit: int) -> ExportTab:
         link = gr.Textbox(label=tr("share_link"), info=tr("share_link_info"), interactive=False,
                           buttons=["copy"], elem_id="share-link")
 
+    lesson = build_lesson()
     script_button.click(in_turns(make_script), session, files, concurrency_limit=concurrency_limit,
                         concurrency_id="compute", api_name="export_script")
     push_button.click(in_turns(push), [session, repo, token, private], pushed,
                       concurrency_limit=concurrency_limit, concurrency_id="compute",
                       api_name="push_to_hub", api_visibility="private")
-    return ExportTab(link_button=link_button, link=link)
+    return ExportTab(link_button=link_button, link=link, **lesson)
+
+
+def build_lesson() -> dict[str, Any]:
+    """The lesson link's builder: what the class sees, ticked; its widgets by ``ExportTab`` field."""
+    with gr.Accordion(tr("lesson_title"), open=True, elem_id="lesson-builder"):
+        gr.Markdown(tr("lesson_intro"))
+        with gr.Row():
+            title = gr.Textbox(label=tr("lesson_name"), info=tr("lesson_name_info"),
+                               max_length=80, elem_id="lesson-title")
+            task = gr.Dropdown(list(TASKS), value=None, label=tr("lesson_task"),
+                               info=tr("lesson_task_info"), elem_id="lesson-task")
+        text = gr.Textbox(label=tr("lesson_text"), info=tr("lesson_text_info"), lines=3,
+                          max_length=600, elem_id="lesson-text")
+        tabs = gr.CheckboxGroup([(tr(f"tab_{name}"), name) for name in TABS], value=list(TABS),
+                                label=tr("lesson_tabs"), info=tr("lesson_tabs_info"),
+                                elem_id="lesson-tabs")
+        gr.Markdown(tr("lesson_settings_intro"))
+        groups = [gr.CheckboxGroup([(label(name), name) for name in names], value=list(names),
+                                   label=tr(train_tab.SECTION_KEYS[section]),
+                                   show_select_all=True, elem_id=f"lesson-{key}")
+                  for (section, names), key in zip(train_tab.SECTIONS.items(),
+                                                   ("shape", "variants", "optimisation",
+                                                    "evaluation"))]
+        button = gr.Button(tr("lesson_button"), variant="primary", elem_id="lesson-button")
+        link = gr.Textbox(label=tr("lesson_link"), info=tr("lesson_link_info"),
+                          interactive=False, buttons=["copy"], elem_id="lesson-link")
+        preview = gr.Markdown(elem_id="lesson-preview")
+    return dict(lesson_button=button, lesson_inputs=[title, text, tabs, *groups, task],
+                lesson_link=link, lesson_preview=preview)
 
 
 def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Markdown,
@@ -224,6 +325,10 @@ def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Mark
     come back, language, link, draw)."""
     export.link_button.click(make_link, [source, kind, vocab_size, *settings, *sampling],
                              export.link, concurrency_limit=None, api_name="share_link")
+    export.lesson_button.click(make_lesson_link, [session, source, kind, vocab_size, *settings,
+                                                  *sampling, *export.lesson_inputs],
+                               [export.lesson_link, export.lesson_preview],
+                               concurrency_limit=None, api_name="lesson_link")
 
     def after(event):
         return event.then(restore_from_link, session,

@@ -428,6 +428,31 @@ EN: dict[str, str] = {
     "share_intro": "A link that opens this page with the settings of every tab filled in "
                    "(your own text is not part of it).",
     "share_link_info": "Copy it with the button on the right and send it to anyone.",
+    "lesson_title": "Lesson link (for a class)",
+    "lesson_intro": "A share link that also says what a class sees: only the tabs and settings "
+                    "you tick, a toy task, and your title and text at the top. Everything not "
+                    "ticked is hidden, and hidden settings keep this page's values. Learners can "
+                    "still show the whole playground with one button.",
+    "lesson_name": "Lesson title",
+    "lesson_name_info": "Shown at the top of the page, as plain text (up to 80 characters).",
+    "lesson_text": "What to do",
+    "lesson_text_info": "A few sentences for the class, shown under the title as plain text "
+                        "(up to 600 characters; no links or pictures).",
+    "lesson_task": "Toy task to open",
+    "lesson_task_info": "Opened as the corpus. Pick it on the Corpus tab first, so the settings "
+                        "the link carries are the task's own. Empty: the corpus of the link's settings.",
+    "lesson_tabs": "Tabs shown",
+    "lesson_tabs_info": "The class sees only these tabs; the first one ticked opens first.",
+    "lesson_settings_intro": "**Settings shown** (under Advanced on the Train tab). Untick a "
+                             "setting to hide it at this page's value; with any unticked, the "
+                             "preset menu and the bundle upload are hidden too, since either "
+                             "changes every setting.",
+    "lesson_button": "Make the lesson link",
+    "lesson_link": "Lesson link",
+    "lesson_link_info": "Copy it with the button on the right; below, what it will show.",
+    "lesson_show_all": "Show the whole playground",
+    "lesson_show_all_info": "This page shows only what the lesson needs. The button shows every "
+                            "tab and setting.",
     "page_footer": "<small>Each visitor has their own text, tokenizer and model. Everyone's "
                    "training, generation and attention share this machine in short turns (one "
                    "at a time), so every run moves within seconds, and a waiting run shows its "
@@ -784,6 +809,26 @@ ZH_CN: dict[str, str] = {
     "hub_private_info": "只有你（和你的组织）能看到私有仓库。",
     "share_intro": "一个链接：打开后页面上每个标签页的设置都会被填好（不包含你自己的文本）。",
     "share_link_info": "用右边的按钮复制，然后发给任何人。",
+    "lesson_title": "课程链接（给一个班）",
+    "lesson_intro": "一个分享链接，同时规定全班看到什么：只显示你勾选的标签页和设置、一个小任务，"
+                    "以及页面顶部你写的标题和说明。没有勾选的都会隐藏，隐藏的设置保持本页面的取值。"
+                    "学生仍可以用一个按钮显示整个 Playground。",
+    "lesson_name": "课程标题",
+    "lesson_name_info": "显示在页面顶部，作为纯文本（最多 80 个字符）。",
+    "lesson_text": "要做什么",
+    "lesson_text_info": "给全班的几句话，作为纯文本显示在标题下面（最多 600 个字符；不能有链接或图片）。",
+    "lesson_task": "要打开的小任务",
+    "lesson_task_info": "作为语料打开。请先在“语料”标签页选好它，这样链接携带的就是该任务自己的设置。"
+                        "留空：使用链接设置中的语料。",
+    "lesson_tabs": "显示的标签页",
+    "lesson_tabs_info": "全班只看到这些标签页；勾选的第一个最先打开。",
+    "lesson_settings_intro": "**显示的设置**（在“训练”标签页的“高级”里）。取消勾选的设置会隐藏，"
+                             "并保持本页面的取值；只要有一个取消勾选，预设菜单和模型包上传也会隐藏，因为两者都会改变所有设置。",
+    "lesson_button": "生成课程链接",
+    "lesson_link": "课程链接",
+    "lesson_link_info": "用右边的按钮复制；下面是它将显示的内容。",
+    "lesson_show_all": "显示整个 Playground",
+    "lesson_show_all_info": "这个页面只显示课程需要的部分。点击按钮可显示所有标签页和设置。",
     "page_footer": "<small>每位访客都有自己的文本、分词器和模型。大家的训练、生成和注意力计算在这台"
                    "机器上以很短的轮次轮流进行（一次一个），所以每个训练几秒内就会动起来，等待中的训练"
                    "会显示它的位置。</small>",

@@ -25,6 +25,7 @@ import json
 
 import gradio as gr
 
+from playground.export.lesson import TABS
 from playground.i18n import LANGUAGES, normalize_language, pick_language
 from playground.ui.labels import EN, ZH_CN, gradio_i18n_dict
 from playground.ui.session import Session, ensure
@@ -72,8 +73,8 @@ PAGE_LANG_ID = "page-lang"  # the hidden textbox that carries <html lang> to the
 SWITCH_ID = "lang-switch"  # the page's own English / 简体中文 switch
 SWITCH_CHOICES = [(name, code) for code, name in LANGUAGES.items()]
 
-# the page's tabs in order, written once: app.py draws them (``tab``), the switch relabels them
-TABS = ("corpus", "tokenizer", "train", "generate", "attention", "inside", "compare", "export")
+# the page's tabs in order (written once, in export.lesson, which lessons name them by): app.py
+# draws them (``tab``), the switch relabels them
 TAB_LABELS = {code: [labels[f"tab_{name}"] for name in TABS]
               for code, labels in (("en", EN), ("zh-CN", ZH_CN))}
 

@@ -671,6 +671,9 @@ class TrainTab:
     preset: gr.Radio  # the preset choice (None: settings of one's own)
     card: gr.Markdown  # what the chosen preset is and writes (``preset_card``)
     diagram: gr.HTML  # the model these settings build (drawn by the Inside tab's show_diagram)
+    advanced: gr.Accordion  # every setting, in SECTIONS' accordions (a lesson may hide them)
+    sections: list[gr.Accordion]  # one per section of SECTIONS, in its order
+    upload: gr.File  # a model bundle, whose configs fill every setting
 
 
 def build(session: gr.State, concurrency_limit: int) -> TrainTab:
@@ -710,10 +713,12 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
         diagram = gr.HTML(elem_id="train-diagram")
     values = PageSettings.preset(DEFAULT_PRESET).values
     widgets: dict[str, gr.components.Component] = {}
-    with gr.Accordion(tr("advanced"), open=False, elem_id="train-advanced"):
+    sections = []
+    with gr.Accordion(tr("advanced"), open=False, elem_id="train-advanced") as advanced:
         gr.Markdown(tr("advanced_intro"))
         for section, names in SECTIONS.items():
-            with gr.Accordion(tr(SECTION_KEYS[section]), open=True):
+            with gr.Accordion(tr(SECTION_KEYS[section]), open=True) as accordion:
+                sections.append(accordion)
                 for first in range(0, len(names), ROW_WIDTH):
                     with gr.Row(equal_height=False):
                         for name in names[first:first + ROW_WIDTH]:
@@ -746,4 +751,5 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
                   api_name="upload_bundle", show_progress="hidden")
     return TrainTab(settings=settings, summary=summary, device=device,
                     continue_training=continue_training, plot=plot, status=status,
-                    outputs=outputs, preset=preset, card=card, diagram=diagram)
+                    outputs=outputs, preset=preset, card=card, diagram=diagram,
+                    advanced=advanced, sections=sections, upload=upload)

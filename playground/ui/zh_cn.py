@@ -246,6 +246,17 @@ ZH_CN: dict[str, str] = {
     "Settings restored from the link.": "已从链接恢复设置。",
     "The link also held {n} settings this version does not know; they were ignored.":
         "链接中还有 {n} 个这个版本不认识的设置，已忽略。",
+    "The lesson in this link cannot be used: {reason}": "这个链接中的课程无法使用：{reason}",
+    "The lesson named {n} tabs or settings this version does not know; they are left out.":
+        "课程列出了 {n} 个这个版本不认识的标签页或设置，已略去。",
+    "This lesson shows: {tabs}.": "这节课显示：{tabs}。",
+    "Settings shown: {n} of {total}; the others are hidden and keep this page's values (the "
+    "preset menu and the bundle upload too, since either changes every setting).":
+        "显示的设置：{total} 个中的 {n} 个；其余的隐藏，并保持本页面的取值（预设菜单和模型包上传也隐藏，"
+        "因为两者都会改变所有设置）。",
+    "Settings shown: all of them.": "显示的设置：全部。",
+    "Task opened: {task}.": "打开的任务：{task}。",
+    "The page opens like this:": "页面打开时是这样：",
     # --- errors -------------------------------------------------------------------------------
     "Something unexpected went wrong (the details are in the server log). Nothing you made so far "
     "was lost; try again, or change the settings.":
