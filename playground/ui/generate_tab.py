@@ -245,6 +245,10 @@ def write(session: Session | None, writing: Writing, prompt: str, max_new_tokens
     else:
         notes.append(t("Written with seed {seed}, drawn at random: tick “Same text each time” "
                        "to keep it and write this text again.", lang, seed=drawn))
+    if trained.ready_made:  # say whose text this is, and how to get one's own
+        notes.append(t("Written by the ready-made model (the {preset} preset, trained before you "
+                       "came). Train your own on tab 3; it replaces this one.", lang,
+                       preset=trained.ready_made))
     yield session, view, chart, "  \n".join(notes)
 
 

@@ -133,6 +133,10 @@ ZH_CN: dict[str, str] = {
     "The 10 likeliest next tokens": "最可能的 10 个下一个词元",
     "Stopped: {n} characters written.": "已停止：写了 {n} 个字符。",
     "Written with the fixed seed {seed}.": "用固定的随机种子 {seed} 写成。",
+    "Written by the ready-made model (the {preset} preset, trained before you came). Train "
+    "your own on tab 3; it replaces this one.":
+        "这段文字由现成的模型写成（用 {preset} 预设事先训练好）。在第 3 个标签页训练你自己的模型，"
+        "它会取代这个模型。",
     "Written with seed {seed}, drawn at random: tick “Same text each time” to keep it and write "
     "this text again.":
         "用随机抽到的种子 {seed} 写成：勾选“每次写出同样的文本”即可保留它，再写出这段文本。",

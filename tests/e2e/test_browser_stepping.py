@@ -111,7 +111,7 @@ def test_stepping_in_chinese_on_a_phone_in_dark_mode(app_url, tmp_path):
             expect(page.locator('button[data-tab-id="inside"]')).to_have_text(ZH_CN["tab_inside"])
             pick_tiny(page)
             open_tab(page, "inside")
-            expect(page.locator("#inside-step-status")).to_contain_text("还没有模型")
+            expect(page.locator("#inside-step-status")).to_contain_text("这是现成的模型")
             button = page.locator("#inside-step-1")
             expect(button).to_have_text(ZH_CN["inside_step_1"])
             button.click()  # the first press also measures the loss at step 0

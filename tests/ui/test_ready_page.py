@@ -64,3 +64,16 @@ def test_the_status_line_says_plainly_what_the_model_is_in_both_languages():
     assert "ready-made" in english and "quick preset" in english
     assert "Press Start training to train your own" in english
     assert CJK.search(chinese) and "quick" in chinese and "开始训练" in chinese
+
+
+def test_text_written_by_the_ready_model_says_so_and_how_to_train_ones_own():
+    session = new_session()
+    writing = generate_tab.begin_writing(generate_tab.Writing())
+    *_, (session, _, _, note) = drain(generate_tab.write(session, writing, "ROMEO:", 20, 0.8, 0,
+                                                         1.0, 1, 10))
+    assert "Written by the ready-made model (the quick preset" in note and "tab 3" in note
+    session.lang = "zh-CN"
+    writing = generate_tab.begin_writing(generate_tab.Writing())
+    *_, (session, _, _, note) = drain(generate_tab.write(session, writing, "ROMEO:", 20, 0.8, 0,
+                                                         1.0, 1, 10))
+    assert "这段文字由现成的模型写成" in note
