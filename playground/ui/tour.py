@@ -200,9 +200,10 @@ const render = () => {
   drawn = lang();
 };
 const place = () => {
-  const el = target();
-  if (!shown(el)) { ring.hidden = true; card.classList.remove('at-top'); return; }
-  const r = el.getBoundingClientRect(), pad = 6;
+  const el = target(), me = card.querySelector('[data-action=show]');
+  const r = shown(el) && el.getBoundingClientRect(), pad = 6;
+  if (me) me.hidden = !!r && r.bottom > 0 && r.top < window.innerHeight;  // in sight: no need
+  if (!r) { ring.hidden = true; card.classList.remove('at-top'); return; }
   Object.assign(ring.style, {left: `${r.left - pad}px`, top: `${r.top - pad}px`,
                              width: `${r.width + 2 * pad}px`, height: `${r.height + 2 * pad}px`});
   ring.hidden = false;
@@ -257,7 +258,7 @@ CSS = """
   box-shadow: 0 10px 30px rgba(0, 0, 0, 0.25); font-size: var(--text-md); line-height: 1.45;
 }
 #tour .tour-card.at-top { bottom: auto; top: 16px; }
-#tour .tour-card[hidden], #tour .tour-ring[hidden] { display: none; }
+#tour [hidden] { display: none !important; }
 #tour .tour-progress { font-size: var(--text-sm); color: var(--body-text-color-subdued); }
 #tour .tour-text { margin: 6px 0 8px; }
 #tour .tour-waiting { font-size: var(--text-sm); color: var(--body-text-color-subdued); margin-bottom: 8px; }

@@ -29,6 +29,18 @@ def on_step(page, name):
     expect(page.locator("#tour .tour-card")).to_have_attribute("data-step", name)
 
 
+def rings(page, selector):
+    """The tour's ring is drawn around the control ``selector`` (so its tab is open)."""
+    page.wait_for_function(
+        """([selector]) => {
+          const ring = document.querySelector('#tour .tour-ring'), target = document.querySelector(selector);
+          if (!ring || ring.hidden || !target) return false;
+          const a = ring.getBoundingClientRect(), b = target.getBoundingClientRect();
+          return b.width > 0 && a.left <= b.left && a.top <= b.top && a.right >= b.right
+            && a.bottom >= b.bottom && a.width <= b.width + 20 && a.height <= b.height + 20;
+        }""", arg=[selector])
+
+
 def stays_on(page, name):
     """The step does not move on by itself: the visitor has not acted yet."""
     page.wait_for_timeout(1_000)  # three of the tour's checks
@@ -42,11 +54,13 @@ def play_to_the_end(page, shots):
     card.locator("[data-action=next]").click()
 
     on_step(page, "tokenizer")
+    rings(page, "#tokenizer-train")
     stays_on(page, "tokenizer")
     page.screenshot(path=shots / "tour-tokenizer.png")
     page.locator("#tokenizer-train").click()
 
     on_step(page, "start")
+    rings(page, "#start-button")
     stays_on(page, "start")
     page.locator("#train-advanced").get_by_text(EN["advanced"]).first.click()
     box = page.get_by_label(EN["label_max_steps"], exact=True)
@@ -56,19 +70,24 @@ def play_to_the_end(page, shots):
     page.locator("#start-button").click()
 
     on_step(page, "loss")
+    rings(page, "#loss-plot")
     page.screenshot(path=shots / "tour-loss.png")
     on_step(page, "generate")  # the loss crossed the line and the run ended
+    rings(page, "#generate-button")
     assert re.search(r"Done\.", page.locator("#train-status").inner_text())
     page.locator("#generate-button").click()
 
     on_step(page, "attention")
+    rings(page, "#attention-button")
     page.locator("#attention-button").click()
 
     on_step(page, "one_change")
+    rings(page, "#one-change-button")
     page.screenshot(path=shots / "tour-one-change.png")
     page.locator("#one-change-button").click()
 
     on_step(page, "compare")  # the changed run ended: both runs are listed
+    rings(page, "#compare-runs")
     boxes = page.locator("#compare-runs input[type=checkbox]")
     assert boxes.count() == 2
     for i in range(boxes.count()):
@@ -76,6 +95,7 @@ def play_to_the_end(page, shots):
             boxes.nth(i).check()
 
     on_step(page, "end")
+    rings(page, "#tour-button")
     page.screenshot(path=shots / "tour-end.png")
     card.locator("[data-action=close]").click()
 
@@ -114,6 +134,7 @@ def test_the_tour_plays_to_its_end_by_doing_each_step(app_url, screenshot_dir):
             expect(phone_card).to_contain_text(ZH_CN["tour_welcome"][:10])
             phone_card.locator("[data-action=next]").click()
             on_step(phone, "tokenizer")
+            rings(phone, "#tokenizer-train")
             expect(phone_card).to_contain_text(ZH_CN["tour_tokenizer"][:10])
             box = phone_card.bounding_box()
             assert box["x"] >= 0 and box["x"] + box["width"] <= 390, box
