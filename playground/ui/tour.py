@@ -207,8 +207,8 @@ const place = () => {
   Object.assign(ring.style, {left: `${r.left - pad}px`, top: `${r.top - pad}px`,
                              width: `${r.width + 2 * pad}px`, height: `${r.height + 2 * pad}px`});
   ring.hidden = false;
-  // the card at the bottom unless the control is in the lower half of the window
-  card.classList.toggle('at-top', r.top + r.height / 2 > window.innerHeight / 2);
+  // the card at the bottom of the window, or at its top where it would cover the control
+  card.classList.toggle('at-top', window.innerHeight - r.bottom < card.offsetHeight + 24);
 };
 const show = (i) => {
   if (i >= DATA.steps.length) return close();
@@ -248,7 +248,8 @@ if (asked === '1' || first) setTimeout(open, 1500);
 CSS = """
 #tour .tour-ring {
   position: fixed; z-index: 1000; pointer-events: none; border-radius: 10px;
-  border: 3px solid var(--color-accent); box-shadow: 0 0 0 6px var(--color-accent-soft);
+  /* amber: apart from the page's indigo buttons in light and dark mode alike */
+  border: 3px solid #f59e0b; box-shadow: 0 0 0 5px rgba(245, 158, 11, 0.35);
   transition: all 0.2s ease;
 }
 #tour .tour-card {
