@@ -227,20 +227,25 @@ card.addEventListener('click', (event) => {
   else if (action === 'close') close();
   else if (action === 'show') showMe();
 });
-document.addEventListener('click', (event) => {  // capture: before the control's own handler
+const onPress = (event) => {  // capture: before the control's own handler
   const s = DATA.steps[index];
   if (s && s.target && event.target.closest && event.target.closest(s.target)) pressed = true;
-}, true);
-setInterval(() => {
+};
+document.addEventListener('click', onPress, true);
+const timer = setInterval(() => {
   if (index < 0) return;
   if (drawn !== lang()) render();
   place();
   if (done(DATA.steps[index])) show(index + 1);
 }, 300);
-window.playgroundTour = {open, close, step: () => (index < 0 ? null : DATA.steps[index].name)};
+const stop = () => { clearInterval(timer); document.removeEventListener('click', onPress, true); return index; };
+// drawn again (Gradio may mount the overlay anew): the old one stops, this one goes on
+const before = window.playgroundTour ? window.playgroundTour.stop() : null;
+window.playgroundTour = {open, close, stop, step: () => (index < 0 ? null : DATA.steps[index].name)};
 const asked = new URLSearchParams(window.location.search).get('tour');
 const first = DATA.auto && asked !== '0' && !localStorage.getItem(DATA.seen_key);
-if (asked === '1' || first) setTimeout(open, 1500);
+if (before !== null && before >= 0) show(before);
+else if (before === null && (asked === '1' || first)) setTimeout(open, 1500);
 """
 
 # Readable in light and dark mode (Gradio's own colours) and on a phone (the card spans the
