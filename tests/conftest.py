@@ -10,6 +10,7 @@ os.environ["HF_HUB_OFFLINE"] = "1"  # a Hub call must fail at once, never retry 
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ["TOKENIZERS_PARALLELISM"] = "false"  # no fork warnings, no extra threads
+os.environ["PLAYGROUND_TOUR"] = "off"  # no tour card over the pages other tests drive (tour.py)
 
 from pathlib import Path
 

@@ -25,7 +25,7 @@ from starlette.middleware import Middleware
 from playground.runtime import compute, fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
 from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
-                           inside_tab, lesson_view, loss_panel, tokenizer_tab, train_tab)
+                           inside_tab, lesson_view, loss_panel, tokenizer_tab, tour, train_tab)
 from playground.ui.lang import (I18N, tab, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
@@ -94,7 +94,8 @@ def toast_title_css() -> str:
 
 
 PAGE_CSS += toast_title_css()
-CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS + lesson_view.CSS  # the page's own styles, each tab's next to its widgets
+# the page's own styles, each tab's next to its widgets
+CSS = PAGE_CSS + generate_tab.CSS + attention_tab.CSS + lesson_view.CSS + tour.CSS
 # launch() settings no caller can loosen (tests/test_security.py checks each one)
 LOCKED_DOWN = dict(max_file_size=MAX_FILE_SIZE, allowed_paths=[], share=False, run_history=False,
                    strict_cors=True, mcp_server=False, enable_monitoring=False,
@@ -171,6 +172,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             # the page's language; Settings (footer) and ?lang= in the address switch it too
             switch = gr.Radio(SWITCH_CHOICES, value=None, show_label=False, container=False,
                               elem_id=SWITCH_ID, scale=0, min_width=220)
+            tour.button()  # reopens the guided tour, which opens by itself on a first visit
         link_message = gr.Markdown(visible=False, elem_id="link-message")  # a shared link's note
         lesson = lesson_view.build_view()  # a lesson link's title and text
         # gr.State calls Session() for each visitor; the callback frees the model and files
@@ -197,6 +199,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
                     elem_id="page-footer")
         gr.Markdown(tr("language_note"), elem_id="language-note")
+        tour.overlay()
 
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
         restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,

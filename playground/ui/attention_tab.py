@@ -133,7 +133,7 @@ def build(session: gr.State, concurrency_limit: int) -> AttentionTab:
                                     min_width=100)
                 head = gr.Dropdown([0], value=0, label=tr("head"), info=tr("head_info"),
                                    min_width=100)
-            button = gr.Button(tr("attention_button"), variant="primary")
+            button = gr.Button(tr("attention_button"), variant="primary", elem_id="attention-button")
     summary = gr.Markdown()
     with gr.Row(equal_height=False):
         heatmap = gr.Plot(label=tr("attention_heatmap"), elem_id="attention-heatmap", scale=3)

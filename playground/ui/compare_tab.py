@@ -185,7 +185,7 @@ def build(session: gr.State) -> CompareTab:
                                   info=tr("compare_setting_info"), elem_id="one-change-setting")
             value = gr.Dropdown([], label=tr("one_change_value"), info=tr("compare_value_info"),
                                 allow_custom_value=True, elem_id="one-change-value")
-        button = gr.Button(tr("one_change_button"), variant="primary")
+        button = gr.Button(tr("one_change_button"), variant="primary", elem_id="one-change-button")
 
     def redraw_on(triggers):
         return gr.on(triggers, compare_runs, [session, runs, x], [plot, note, table],

@@ -381,6 +381,29 @@ EN: dict[str, str] = {
     "share_title": "Share these settings",
     "share_button": "Make a link to these settings",
     "share_link": "Link to these settings",
+    # --- the guided tour (tour.py): one short sentence a step --------------------------------
+    "tour_button": "Tour",
+    "tour_progress": "Tour · step {n} of {total}",
+    "tour_next": "Next",
+    "tour_finish": "Finish",
+    "tour_skip_step": "Skip this step",
+    "tour_close": "Close the tour",
+    "tour_show_me": "Show me",
+    "tour_waiting": "The tour moves on when you have done it.",
+    "tour_welcome": "Welcome! This tour trains a small language model with you, one control at "
+                    "a time. The text to learn from, Tiny Shakespeare, is already chosen.",
+    "tour_tokenizer": "First cut the text into tokens: press 'Train tokenizer'.",
+    "tour_start": "Now train the model: press 'Start training'.",
+    "tour_loss": "Watch the loss fall. Below the dashed line 'knowing only letter frequencies', "
+                 "the model knows more than how often each letter comes; wait for the run to end.",
+    "tour_generate": "Let your model write: press 'Generate'.",
+    "tour_attention": "See which earlier tokens each token looks at: press 'Show attention'.",
+    "tour_one_change": "Change one setting of your run (or keep the one chosen) and press 'Train "
+                       "the same run with this one change'. Wait for that run to end.",
+    "tour_compare": "Tick both runs to draw their validation curves together: which one learned "
+                    "better?",
+    "tour_end": "That is the tour. Reopen it any time with the Tour button at the top; every "
+                "tab has more to try.",
     # --- page wiring (placeholder-free: the page's translator gets no values) -------------------
     "page_intro": "# Transformer Playground\nBuild a small Transformer language model from "
                   "scratch, train it and look inside it. Go through the tabs in order: **1** pick "
@@ -774,6 +797,24 @@ ZH_CN: dict[str, str] = {
     "share_title": "分享这些设置",
     "share_button": "生成这些设置的链接",
     "share_link": "这些设置的链接",
+    # --- 导览 ------------------------------------------------------------------------------------
+    "tour_button": "导览",
+    "tour_progress": "导览 · 第 {n} 步，共 {total} 步",
+    "tour_next": "下一步",
+    "tour_finish": "完成",
+    "tour_skip_step": "跳过这一步",
+    "tour_close": "关闭导览",
+    "tour_show_me": "带我去",
+    "tour_waiting": "你完成后，导览会自动进入下一步。",
+    "tour_welcome": "欢迎！这个导览会带你一步一步训练一个小型语言模型。要学习的文本 Tiny Shakespeare 已经选好了。",
+    "tour_tokenizer": "先把文本切成词元：点击“训练分词器”。",
+    "tour_start": "现在训练模型：点击“开始训练”。",
+    "tour_loss": "看着损失下降。降到虚线“只知道每个字符的频率”以下，说明模型学到的不只是每个字母出现得多频繁；等这次训练结束。",
+    "tour_generate": "让你的模型写点东西：点击“生成”。",
+    "tour_attention": "看看每个词元在关注前面的哪些词元：点击“显示注意力”。",
+    "tour_one_change": "改动这次运行的一个设置（或保留已选的那个），然后点击“只改这一处，重新训练同一运行”。等这次运行结束。",
+    "tour_compare": "勾选两次运行，把它们的验证曲线画在一起：哪一个学得更好？",
+    "tour_end": "导览到此结束。随时可以点页面顶部的“导览”按钮再打开它；每个标签页还有更多可以尝试的。",
     # --- page wiring ----------------------------------------------------------------------------
     "page_intro": "# Transformer 游乐场\n从零开始构建一个小型 Transformer 语言模型，训练它并观察它的内部。"
                   "按顺序浏览各标签页：**1** 选择文本，**2** 训练分词器，**3** 训练模型并看着损失下降，"

@@ -151,8 +151,8 @@ def build(session: gr.State, concurrency_limit: int) -> TokenizerTab:
         vocab_size = gr.Slider(BPE_MIN_VOCAB, BPE_MAX_VOCAB, value=BPE_DEFAULT_VOCAB, step=64,
                                label=tr("vocab_size"), interactive=False,
                                info=tr("vocab_size_info"))
-    train_btn = gr.Button(tr("tokenizer_train_button"), variant="primary")
-    summary = gr.Markdown(tr("tokenizer_none"))
+    train_btn = gr.Button(tr("tokenizer_train_button"), variant="primary", elem_id="tokenizer-train")
+    summary = gr.Markdown(tr("tokenizer_none"), elem_id="tokenizer-summary")
     tokens = gr.HTML(label=tr("tokenizer_tokens"))
     merges = gr.Markdown()
     with gr.Accordion(tr("merges_title"), open=True):
