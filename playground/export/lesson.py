@@ -40,7 +40,7 @@ from playground.tasks import TASKS
 # the page's tabs in order, written once: the page draws them, a lesson names them
 TABS = ("corpus", "tokenizer", "train", "generate", "attention", "inside", "compare", "export")
 SETTINGS = MODEL_KEYS + TRAIN_KEYS  # the training settings a lesson can show or hide
-KEYS = ("title", "text", "tabs", "show", "task")  # the lesson's keys in a link, in this order
+KEYS = ("title", "text", "tabs", "show", "task", "tour")  # the lesson's keys in a link, in this order
 MAX_TITLE_CHARS = 80
 MAX_TEXT_CHARS = 600
 
@@ -63,6 +63,7 @@ class Lesson:
     tabs: tuple[str, ...] = TABS
     settings: tuple[str, ...] = SETTINGS
     task: str = ""
+    tour: bool = False  # the guided tour opens with the page (``ui.tour``: its ``?tour=1``)
     ignored: int = 0
 
     def __post_init__(self) -> None:
@@ -102,7 +103,7 @@ def encode_lesson(lesson: Lesson) -> str:
         pairs.append(("tabs", ",".join(lesson.tabs)))
     if lesson.hides_settings:
         pairs.append(("show", ",".join(lesson.settings)))
-    pairs.append(("task", lesson.task))
+    pairs += [("task", lesson.task), ("tour", "1" if lesson.tour else "")]
     return urlencode([(key, value) for key, value in pairs if value or key == "show"])
 
 
@@ -111,6 +112,8 @@ def lesson_url(base_url: str, settings: Mapping[str, Any], lesson: Lesson) -> st
 
     >>> lesson_url("https://example.org/", {"lr": 0.003}, Lesson(task="reverse"))
     'https://example.org/?v=1&lr=0.003&task=reverse'
+    >>> decode_lesson(lesson_url("https://example.org/", {}, Lesson(tour=True))).tour
+    True
     """
     url, lesson_query = share_url(base_url, settings), encode_lesson(lesson)
     return f"{url}&{lesson_query}" if lesson_query else url
@@ -139,7 +142,7 @@ def decode_lesson(query: str | Mapping[str, Any]) -> Lesson | None:
     shown, unknown_settings = (_names(values["show"], SETTINGS) if "show" in values
                                else (SETTINGS, 0))
     return Lesson(title=values.get("title", ""), text=values.get("text", ""), tabs=tabs,
-                  settings=shown, task=values.get("task", ""),
+                  settings=shown, task=values.get("task", ""), tour=values.get("tour") == "1",
                   ignored=unknown_tabs + unknown_settings)
 
 

@@ -110,7 +110,7 @@ def plain_markdown(text: str) -> str:
 
 
 # the page's own address parameters, not settings: the language (lang.SYNC_JS) and Gradio's theme
-PAGE_PARAMETERS = ("lang", "__theme")
+PAGE_PARAMETERS = ("lang", "__theme", "tour")  # (tour: ui.tour reads it in the browser)
 
 
 def page_url(request: gr.Request | None) -> str:
@@ -172,6 +172,8 @@ def lesson_summary(lesson: Lesson, lang: str) -> str:
                  if lesson.hides_settings else t("Settings shown: all of them.", lang))
     if lesson.task:
         lines.append(t("Task opened: {task}.", lang, task=lesson.task))
+    if lesson.tour:
+        lines.append(t("The guided tour opens with the page.", lang))
     header = header_markdown(lesson)
     shown = "\n\n" + t("The page opens like this:", lang) + "\n\n" + "\n".join(
         "> " + line for line in header.split("\n")) if header else ""
@@ -188,18 +190,19 @@ def make_lesson_link(session: Session | None, request: gr.Request | None, source
                      text: str = "", tabs: list[str] | None = None,
                      shape: list[str] | None = None, variants: list[str] | None = None,
                      optimisation: list[str] | None = None, evaluation: list[str] | None = None,
-                     task: str | None = None) -> tuple[str, str]:
+                     task: str | None = None, tour: bool = False) -> tuple[str, str]:
     """A lesson link (``export.lesson``): the page's settings, as ``make_link``, and the lesson
     the Export tab's builder describes: its title and text, the tabs ticked, the settings ticked
     in the four groups of the Train tab (``train_tab.SECTIONS``; None: all of a group), and a
-    toy task. Returns (link, Markdown summary of what it shows)."""
+    toy task, and whether the guided tour opens with it. Returns (link, Markdown summary of what
+    it shows)."""
     session = ensure(session)
     groups = (shape, variants, optimisation, evaluation)
     shown = [name for group, names in zip(groups, train_tab.SECTIONS.values())
              for name in (names if group is None else group)]
     lesson = Lesson(title=title or "", text=text or "",
                     tabs=TABS if tabs is None else tuple(tabs), settings=tuple(shown),
-                    task=task or "")
+                    task=task or "", tour=bool(tour))
     sampling = dict(prompt=prompt, max_new_tokens=max_new_tokens, temperature=temperature,
                     top_k=top_k, top_p=top_p, sample_seed=sample_seed)
     shared = page_settings(source, kind, vocab_size, settings, sampling)
@@ -299,6 +302,8 @@ def build_lesson() -> dict[str, Any]:
                                info=tr("lesson_task_info"), elem_id="lesson-task")
         text = gr.Textbox(label=tr("lesson_text"), info=tr("lesson_text_info"), lines=3,
                           max_length=600, elem_id="lesson-text")
+        tour = gr.Checkbox(False, label=tr("lesson_tour"), info=tr("lesson_tour_info"),
+                           elem_id="lesson-tour")
         tabs = gr.CheckboxGroup([(tr(f"tab_{name}"), name) for name in TABS], value=list(TABS),
                                 label=tr("lesson_tabs"), info=tr("lesson_tabs_info"),
                                 elem_id="lesson-tabs")
@@ -313,7 +318,7 @@ def build_lesson() -> dict[str, Any]:
         link = gr.Textbox(label=tr("lesson_link"), info=tr("lesson_link_info"),
                           interactive=False, buttons=["copy"], elem_id="lesson-link")
         preview = gr.Markdown(elem_id="lesson-preview")
-    return dict(lesson_button=button, lesson_inputs=[title, text, tabs, *groups, task],
+    return dict(lesson_button=button, lesson_inputs=[title, text, tabs, *groups, task, tour],
                 lesson_link=link, lesson_preview=preview)
 
 

@@ -464,6 +464,9 @@ EN: dict[str, str] = {
     "lesson_task": "Toy task to open",
     "lesson_task_info": "Opened as the corpus. Pick it on the Corpus tab first, so the settings "
                         "the link carries are the task's own. Empty: the corpus of the link's settings.",
+    "lesson_tour": "Open the guided tour",
+    "lesson_tour_info": "The page opens with the tour that walks through training and looking "
+                        "inside, step by step (each learner can close it).",
     "lesson_tabs": "Tabs shown",
     "lesson_tabs_info": "The class sees only these tabs; the first one ticked opens first.",
     "lesson_settings_intro": "**Settings shown** (under Advanced on the Train tab). Untick a "
@@ -861,6 +864,8 @@ ZH_CN: dict[str, str] = {
     "lesson_task": "要打开的小任务",
     "lesson_task_info": "作为语料打开。请先在“语料”标签页选好它，这样链接携带的就是该任务自己的设置。"
                         "留空：使用链接设置中的语料。",
+    "lesson_tour": "打开引导教程",
+    "lesson_tour_info": "页面打开时就显示引导教程，一步一步带着走完训练和查看模型内部（每个学习者都可以关掉它）。",
     "lesson_tabs": "显示的标签页",
     "lesson_tabs_info": "全班只看到这些标签页；勾选的第一个最先打开。",
     "lesson_settings_intro": "**显示的设置**（在“训练”标签页的“高级”里）。取消勾选的设置会隐藏，"

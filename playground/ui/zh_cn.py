@@ -260,6 +260,7 @@ ZH_CN: dict[str, str] = {
         "因为两者都会改变所有设置）。",
     "Settings shown: all of them.": "显示的设置：全部。",
     "Task opened: {task}.": "打开的任务：{task}。",
+    "The guided tour opens with the page.": "页面打开时会显示引导教程。",
     "The page opens like this:": "页面打开时是这样：",
     # --- errors -------------------------------------------------------------------------------
     "Something unexpected went wrong (the details are in the server log). Nothing you made so far "

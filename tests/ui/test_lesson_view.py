@@ -24,13 +24,13 @@ def opened(query: dict, lang: str = "en") -> tuple[Session, tuple]:
 
 
 def build(title="Heads", text="Look at tab 5.", tabs=("train", "attention"),
-          groups=(["n_layer"], [], ["lr"], []), task="reverse", lang="en"):
+          groups=(["n_layer"], [], ["lr"], []), task="reverse", lang="en", tour=False):
     session = Session()
     session.lang = lang
     request = gr.Request(headers={"referer": "http://127.0.0.1:7860/?v=1&title=old"})
     return export_tab.make_lesson_link(session, request, "Tiny Shakespeare", "char", 512,
                                        *DEFAULTS.as_list(), *SAMPLING, title, text, list(tabs),
-                                       *groups, task)
+                                       *groups, task, tour)
 
 
 def test_the_builder_makes_the_link_that_opens_as_built():
@@ -106,4 +106,16 @@ def test_a_hostile_lesson_is_plain_text_and_a_bad_one_says_why_in_the_pages_lang
 def test_the_lesson_keys_are_not_counted_as_unknown_settings():
     query = dict(parse_qsl(urlsplit(build()[0]).query, keep_blank_values=True))
     message = export_tab.restore_from_link(Session(), gr.Request(query_params=query))[0].value
+    assert message == "**" + t("Settings restored from the link.", "en") + "**"
+
+
+def test_a_lesson_can_open_the_guided_tour_and_the_page_reads_it_as_a_page_parameter():
+    link, summary = build(tour=True)
+    assert link.endswith("&task=reverse&tour=1") and decode_lesson(link).tour
+    assert "The guided tour opens with the page." in summary
+    assert "页面打开时会显示引导教程" in build(tour=True, lang="zh-CN")[1]
+    assert not decode_lesson(build()[0]).tour and "tour=" not in build()[0]
+    # the tour's own ?tour=1 on a plain share link is no unknown setting either
+    plain = {"v": "1", "n_layer": "2", "tour": "1"}
+    message = export_tab.restore_from_link(Session(), gr.Request(query_params=plain))[0].value
     assert message == "**" + t("Settings restored from the link.", "en") + "**"
