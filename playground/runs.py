@@ -288,36 +288,46 @@ class Run:
         if self._executor is not None:
             self._executor.stop()
 
+    def _planned(self) -> Iterator[fairshare.Waiting]:
+        """The run built (``_plan``) in a turn of the machine, ahead of the runs in line: when
+        a class presses Start at once the runs are built one at a time, each seeing what the
+        ones before hold. While it waits for the turn it says where it stands (``Waiting``);
+        returns the ``PreparedRun``."""
+        def build() -> Iterator[None]:
+            return self._plan()
+            yield  # (a generator: take_turns computes it within a turn)
+
+        return (yield from fairshare.MACHINE.take_turns(
+            build(), id(self.workspace), priority=True, report=True, network=self.network))
+
     def _plan(self) -> PreparedRun:
-        """The run built (``prepare_run``) in a turn of the machine: when a class presses
-        Start at once the runs are built one at a time, each seeing what the ones before hold.
-        The memory is checked again only if other runs took some since ``check``."""
+        """The run built (``prepare_run``), inside its turn (``_planned``). The memory is
+        checked again only if other runs took some since ``check``."""
         ws = self.workspace
         corpus = ws.corpus_or_default()
-        with fairshare.MACHINE.turn(id(ws), network=self.network):
-            held = fairshare.MACHINE.memory_held()
-            again = not hosting.current().on_zero_gpu and held != self._held_seen
-            if self.continue_:
-                trained = require_model(ws, msg("continue training"))
-                self._make_room(trained.model_config, self.train_config, held)
-                return prepare_run(corpus, trained.tokenizer, trained.model_config,
-                                   self.train_config, model=trained.model,
-                                   trainer_state=trained.trainer_state,
-                                   check_free_memory=again, held_bytes=held)
-            tokenizer = ws.tokenizer
-            if tokenizer is None:  # straight to Start: the default tokenizer, said once
-                tokenizer = train_tokenizer("char", corpus.text)
-                ws.tokenizer, ws.tokenizer_corpus = tokenizer, corpus
-                self._notices.append(Notice(msg(
-                    "No tokenizer was trained yet, so this run reads the text character by "
-                    "character ({vocab} distinct characters). The Tokenizer tab (tab 2) can train "
-                    "a BPE tokenizer instead.", vocab=f"{tokenizer.vocab_size:,}"), msg("Note")))
-            if ws.tokenizer_corpus is not corpus:
-                raise tokenizer_mismatch(corpus.name)
-            model_config, train_config = self.settings.configs(tokenizer.vocab_size)
-            self._make_room(model_config, train_config, held)  # (others may have trained since)
-            return prepare_run(corpus, tokenizer, model_config, train_config,
+        held = fairshare.MACHINE.memory_held()
+        again = not hosting.current().on_zero_gpu and held != self._held_seen
+        if self.continue_:
+            trained = require_model(ws, msg("continue training"))
+            self._make_room(trained.model_config, self.train_config, held)
+            return prepare_run(corpus, trained.tokenizer, trained.model_config,
+                               self.train_config, model=trained.model,
+                               trainer_state=trained.trainer_state,
                                check_free_memory=again, held_bytes=held)
+        tokenizer = ws.tokenizer
+        if tokenizer is None:  # straight to Start: the default tokenizer, said once
+            tokenizer = train_tokenizer("char", corpus.text)
+            ws.tokenizer, ws.tokenizer_corpus = tokenizer, corpus
+            self._notices.append(Notice(msg(
+                "No tokenizer was trained yet, so this run reads the text character by "
+                "character ({vocab} distinct characters). The Tokenizer tab (tab 2) can train "
+                "a BPE tokenizer instead.", vocab=f"{tokenizer.vocab_size:,}"), msg("Note")))
+        if ws.tokenizer_corpus is not corpus:
+            raise tokenizer_mismatch(corpus.name)
+        model_config, train_config = self.settings.configs(tokenizer.vocab_size)
+        self._make_room(model_config, train_config, held)  # (others may have trained since)
+        return prepare_run(corpus, tokenizer, model_config, train_config,
+                           check_free_memory=again, held_bytes=held)
 
     def _long_run_notice(self) -> Notice | None:
         if self.timing is None:
@@ -359,7 +369,7 @@ class Run:
         memory, started, stepped = None, False, False
         began = time.monotonic()  # again once it trains: the host's cap counts from there
         try:
-            plan = self._plan()
+            plan = yield from self._planned()
             trained = self.trained = plan.trained
             self.model_config, self.train_config = trained.model_config, trained.train_config
             notice = self._long_run_notice()

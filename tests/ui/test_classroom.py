@@ -68,5 +68,5 @@ def test_a_visitor_behind_others_is_told_where_it_stands(app_url, monkeypatch):
     finally:
         other.join(timeout=60)
     assert visit.error == "" and visit.final_status.startswith("**Done.**")
-    assert visit.most_ahead >= 1
+    assert visit.most_ahead >= 1, visit.statuses
     assert any("Waiting for a turn" in status for status in visit.statuses)
