@@ -100,6 +100,8 @@ class Hosting:
     # the server computes on one thread (runtime.compute): faster on quiet cores, far slower
     # when another process shares them (docs/PERFORMANCE.md, "The page's compute thread")
     compute_thread: bool = field(default=False, **_env("PLAYGROUND_COMPUTE_THREAD"))  # "1"
+    # the guided tour opens by itself on a browser's first visit (ui.tour); "off": only asked
+    tour_on_first_visit: bool = field(default=True, **_env("PLAYGROUND_TOUR"))
     max_run_s: float | None = field(default=None, **_env("PLAYGROUND_MAX_RUN_S"))
     max_estimate_s: float | None = field(default=None, **_env("PLAYGROUND_MAX_ESTIMATE_S"))
     max_model_mb: float | None = field(default=None, **_env("PLAYGROUND_MAX_MODEL_MB"))
@@ -121,7 +123,7 @@ class Hosting:
 
     def __post_init__(self):
         for name in ("force_shared", "trust_proxy", "allow_compile", "compute_thread",
-                     "on_zero_gpu"):
+                     "tour_on_first_visit", "on_zero_gpu"):
             self._require(name, isinstance(getattr(self, name), bool), "1 or unset")
         for name in ("space_id", "system", "server_name"):
             self._require(name, getattr(self, name) is None or isinstance(getattr(self, name), str),
@@ -203,6 +205,7 @@ class Hosting:
             proxy_hops=min(16, max(1, _whole(env.get("PLAYGROUND_PROXY_HOPS"), 1))),
             allow_compile=env.get("PLAYGROUND_ALLOW_COMPILE") == "1",
             compute_thread=env.get("PLAYGROUND_COMPUTE_THREAD") == "1",
+            tour_on_first_visit=env.get("PLAYGROUND_TOUR", "first-visit") != "off",
             max_run_s=_limit(env.get("PLAYGROUND_MAX_RUN_S"), RUN_CAP_S if shared else None),
             max_estimate_s=_limit(env.get("PLAYGROUND_MAX_ESTIMATE_S"),
                                   ESTIMATE_CAP_S if shared else None),

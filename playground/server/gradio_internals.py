@@ -20,6 +20,7 @@ of it is Gradio's public API, so none of it is promised from one version to the 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import inspect
 from typing import Any, Awaitable, Callable, NamedTuple
@@ -159,24 +160,22 @@ def has_pending_events(demo: gr.Blocks, session_hash: str) -> bool:
 
 # --- pages that never read their results (their stream: /queue/data) --------------------------
 
-_LOOP: asyncio.AbstractEventLoop | None = None  # the server's event loop (note_loop)
 UNREAD_TIMEOUT_S = 10.0  # the sweep waits this long for the loop to end a page's jobs
 
 
-def note_loop() -> None:
-    """Remember the server's event loop (called from a request, which runs on it): the sweep
-    thread hands it the work that must run there (``end_unread``)."""
-    global _LOOP
-    if _LOOP is None:
-        _LOOP = asyncio.get_running_loop()
+def note_loop(demo: gr.Blocks) -> None:
+    """Remember the event loop ``demo`` is served on (called from a request, which runs on
+    it): the sweep thread hands it the work that must run there (``end_unread``)."""
+    demo.playground_loop = asyncio.get_running_loop()
 
 
-def _on_loop(coroutine_fn: Callable[[], Awaitable[Any]]) -> Any:
-    if _LOOP is None or _LOOP.is_closed():
+def _on_loop(demo: gr.Blocks, coroutine_fn: Callable[[], Awaitable[Any]]) -> Any:
+    loop = getattr(demo, "playground_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
         return None
     try:
-        return asyncio.run_coroutine_threadsafe(coroutine_fn(), _LOOP).result(UNREAD_TIMEOUT_S)
-    except (TimeoutError, RuntimeError):  # (a loop shutting down)
+        return asyncio.run_coroutine_threadsafe(coroutine_fn(), loop).result(UNREAD_TIMEOUT_S)
+    except (TimeoutError, concurrent.futures.TimeoutError, RuntimeError):  # (3.10: not one)
         return None
 
 
@@ -190,7 +189,7 @@ def waiting_messages(demo: gr.Blocks) -> dict[str, int]:
         return {key: q.qsize() for key, q in list(queue.pending_messages_per_session.items())
                 if q.qsize()}
 
-    return _on_loop(count) or {}
+    return _on_loop(demo, count) or {}
 
 
 def end_unread(demo: gr.Blocks, session_hash: str) -> int:
@@ -208,7 +207,7 @@ def end_unread(demo: gr.Blocks, session_hash: str) -> int:
             dropped += 1
         return dropped
 
-    return _on_loop(end) or 0
+    return _on_loop(demo, end) or 0
 
 
 class Join(NamedTuple):

@@ -143,7 +143,7 @@ class RequestGuard:
         self.new_sessions = NewSessionLedger(new_sessions_per_minute())
 
     async def __call__(self, scope, receive, send):
-        gradio_internals.note_loop()  # (the sweep hands the loop work: reattach.end_unread_jobs)
+        gradio_internals.note_loop(self.blocks)  # (the sweep hands it work: reattach.end_unread_jobs)
         path = scope.get("path", "")
         if scope["type"] == "http" and path.endswith(CLOSED_ROUTES):
             return await self._refuse(send, 404, "Not found.", path, scope)

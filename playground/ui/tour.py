@@ -24,13 +24,13 @@ trip to the server, so the tour is an overlay drawn by the page.
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import dataclass
 
 import gradio as gr
 
 from playground.i18n import LANGUAGES, t
+from playground.runtime import hosting
 from playground.ui.labels import EN, ZH_CN
 from playground.ui.lang import TABS, tr
 
@@ -297,7 +297,7 @@ def overlay() -> gr.HTML:
     """The tour's card and ring, drawn over the page; the browser plays ``STEPS``."""
     markup = ('<div class="tour-ring" hidden></div>'
               '<div class="tour-card" hidden role="dialog" aria-live="polite"></div>')
-    auto = os.environ.get("PLAYGROUND_TOUR", "first-visit") != "off"
+    auto = hosting.current().tour_on_first_visit
     data = json.dumps(tour_data(auto), ensure_ascii=False).replace("</", "<\\/")
     return gr.HTML(markup, elem_id="tour", js_on_load=TOUR_JS.replace("__DATA__", data),
                    container=False, padding=False)

@@ -20,7 +20,10 @@ STEPS = 60  # the run the tour starts, cut short: the quick preset crosses the l
 @pytest.fixture(autouse=True)
 def _tour_opens_on_a_first_visit(monkeypatch):
     """Before ``app_url`` builds the page: the suite's other pages have it off."""
+    from playground.runtime import hosting
+
     monkeypatch.setenv("PLAYGROUND_TOUR", "first-visit")
+    hosting.use(None)  # (read again from the environment; conftest resets it after the test)
 
 
 def on_step(page, name):
