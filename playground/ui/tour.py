@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import gradio as gr
 
-from playground.i18n import LANGUAGES, t
+from playground.i18n import LANGUAGES, placeholders, t
 from playground.runtime import hosting
 from playground.ui.labels import EN, ZH_CN
 from playground.ui.lang import TABS, tr
@@ -61,7 +61,7 @@ def lists(selector: str, at_least: int) -> dict:
 def either(*english: str) -> str:
     """A pattern matching any of the server's ``english`` messages in any page language
     (placeholders stripped: the text before the first one)."""
-    words = {t(text, lang, value="{").split("{")[0].strip(" *")
+    words = {t(text, lang, **dict.fromkeys(placeholders(text), "{")).split("{")[0].strip(" *")
              for text in english for lang in LANGUAGES}
     return "|".join(re.escape(word) for word in sorted(words) if word)
 
@@ -69,6 +69,10 @@ def either(*english: str) -> str:
 # a run under way ("step 12 / 60", "第 12 / 60 步") or ended
 RUN_STARTED = r"\d+ / [\d,]+|" + either("Done.", "Stopped.")
 RUN_DONE = either("Done.")
+# a generation ended: its note names the seed it was drawn with (the note is empty while it writes)
+WRITTEN = either("Written with the fixed seed {seed}.",
+                 "Written with seed {seed}, drawn at random: tick “Same text each time” to keep "
+                 "it and write this text again.")
 # the dashed line the model must beat: it has learned more than how often each letter appears
 UNIGRAM_LINE = either("knowing only letter frequencies ({value})",
                       "knowing only token frequencies ({value})")
@@ -101,8 +105,8 @@ STEPS = (
     Step("start", "train", "#start-button", press=True, done=(shows("#train-status", RUN_STARTED),)),
     Step("loss", "train", "#loss-plot",
          done=(below_line("#loss-plot", UNIGRAM_LINE), shows("#train-status", RUN_DONE))),
-    Step("generate", "generate", "#generate-button", press=True,
-         done=(shows("#generated-text", r"\S"),)),
+    Step("generate", "generate", "#generate-button", press=True,  # once it has finished: the
+         done=(shows("#generate-note", WRITTEN),)),  # page takes one job at a time (the next)
     Step("attention", "attention", "#attention-button", press=True,
          done=(draws("#attention-heatmap", 1),)),
     Step("one_change", "compare", "#one-change-button", press=True,

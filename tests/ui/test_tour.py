@@ -6,6 +6,7 @@ unnoticed). The browser test (``e2e/test_browser_tour.py``) plays it."""
 import re
 
 from checks import CJK
+from playground.i18n import t
 from playground.config import TrainConfig
 from playground.insight.baselines import reference_lines
 from playground.train import EvalRecord, StepRecord
@@ -52,6 +53,12 @@ def test_a_step_waits_for_what_the_server_really_writes():
         names = [line.label for line in lines if re.search(tour.UNIGRAM_LINE, line.label)]
         assert names == [lines[1].label], [line.label for line in lines]
     assert re.search(tour.RUN_DONE, "Done. The run reached its last step.")
+    for lang in ("en", "zh-CN"):  # a generation's last note, never its empty one while it writes
+        assert re.search(tour.WRITTEN, t("Written with seed {seed}, drawn at random: tick “Same "
+                                         "text each time” to keep it and write this text again.",
+                                         lang, seed=7))
+        assert re.search(tour.WRITTEN, t("Written with the fixed seed {seed}.", lang, seed=7))
+    assert not re.search(tour.WRITTEN, "")
     assert re.search(tour.RUN_DONE, "完成。")
     assert not re.search(tour.RUN_STARTED, EN["not_trained"]) and not re.search(
         tour.RUN_STARTED, ZH_CN["not_trained"])  # the first visit's status: nothing started
