@@ -140,3 +140,19 @@ def train(page, labels, steps):
     page.wait_for_function(
         "([done]) => new RegExp(done).test(document.querySelector('#train-status').innerText)",
         arg=[DONE], timeout=1_200_000)
+
+
+def run_settings(**changes):
+    """The run driver's settings (``runs.Configs``) of the tiny preset, smaller still: a run
+    of a few steps in well under a second; ``changes`` are the training settings'."""
+    import dataclasses
+
+    from playground import runs
+    from playground.config import PRESETS
+
+    tiny = PRESETS["tiny"]
+    model = dataclasses.replace(tiny.model, n_layer=1, n_embd=16, n_head=2, block_size=16)
+    train = dataclasses.replace(tiny.train, **{**dict(max_steps=6, batch_size=4, eval_interval=3,
+                                                     eval_iters=1, sample_tokens=0, threads=1),
+                                                **changes})
+    return runs.Configs(model, train)

@@ -293,6 +293,18 @@ def test_one_client_cannot_fill_the_disk_with_uploads(monkeypatch):
         demo.close()
 
 
+def served_behind_a_proxy():
+    """The app launched behind a trusted proxy (its X-Forwarded-For names clients): (demo,
+    url, Start's values with the default preset)."""
+    from playground.config import DEFAULT_PRESET
+    from playground.ui.settings import PageSettings
+
+    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
+    demo = build_demo()
+    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    return demo, url, [None, False, *PageSettings.preset(DEFAULT_PRESET).as_list()]
+
+
 def test_one_network_cannot_hold_every_training_slot(monkeypatch):
     """Issue 27, item 3: sixteen runs from one address filled the sixteen runs that take turns,
     and another visitor's Start waited in the queue until they ended (240 s, and on). Now one
@@ -300,9 +312,7 @@ def test_one_network_cannot_hold_every_training_slot(monkeypatch):
     run from another address starts at once."""
     import gradio as gr
 
-    from playground.config import DEFAULT_PRESET
     from playground.ui import train_tab
-    from playground.ui.settings import PageSettings
 
     gate, started = threading.Event(), {}
     newcomer_started = threading.Event()
@@ -316,11 +326,8 @@ def test_one_network_cannot_hold_every_training_slot(monkeypatch):
         return (gr.skip(),) * 6
 
     monkeypatch.setattr(train_tab, "train_model", held_training)
-    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
-    demo = build_demo()
-    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    demo, url, values = served_behind_a_proxy()
     try:
-        values = [None, False, *PageSettings.preset(DEFAULT_PRESET).as_list()]
         flood = {"x-forwarded-for": "198.51.100.7"}
         answers = [join(url, demo, "train_model", values, f"flood-{i}", flood)
                    for i in range(hosting.max_runs())]
@@ -345,9 +352,8 @@ def test_a_run_takes_turns_as_its_clients_network(monkeypatch):
     """The network a run's turns count against is the one the guard counts its jobs against
     (``guard.address_of``: behind the trusted proxy, its X-Forwarded-For address)."""
     from playground import runs
-    from playground.config import DEFAULT_PRESET, ConfigError
+    from playground.config import ConfigError
     from playground.i18n import msg
-    from playground.ui.settings import PageSettings
 
     asked = []
 
@@ -356,11 +362,8 @@ def test_a_run_takes_turns_as_its_clients_network(monkeypatch):
         raise ConfigError(msg("Not now."))
 
     monkeypatch.setattr(runs, "start_run", recorded_start_run)
-    hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
-    demo = build_demo()
-    _, url, _ = launch(demo, prevent_thread_lock=True, quiet=True, server_port=None)
+    demo, url, values = served_behind_a_proxy()
     try:
-        values = [None, False, *PageSettings.preset(DEFAULT_PRESET).as_list()]
         answer = join(url, demo, "train_model", values, "visitor",
                       {"x-forwarded-for": "198.51.100.7, 203.0.113.5"})
         assert answer.status_code == 200

@@ -11,22 +11,14 @@ import weakref
 
 import pytest
 import torch
+from checks import run_settings
 
 from playground import runs, workspace as workspace_module
-from playground.config import PRESETS
 from playground.corpus import from_text
 from playground.tokenizer import train_tokenizer
 from playground.workspace import Workspace, held_bytes, make_room
 
-TINY = PRESETS["tiny"]
-
-
-def settings(**changes) -> runs.Configs:
-    model = dataclasses.replace(TINY.model, n_layer=1, n_embd=32, n_head=2, block_size=16)
-    train = dataclasses.replace(TINY.train, **{**dict(max_steps=4, batch_size=4, eval_interval=2,
-                                                     eval_iters=1, sample_tokens=0, threads=1),
-                                                **changes})
-    return runs.Configs(model, train)
+settings = run_settings  # (the tiny preset, smaller still: tests/checks.py)
 
 
 @pytest.fixture

@@ -3,16 +3,16 @@ closed page, a restart, and the checks made once."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 
 import pytest
 import torch
+from checks import run_settings
 
 from playground import runs
 from playground.checkpoint import load_bundle
-from playground.config import PRESETS, ConfigError
+from playground.config import ConfigError
 from playground.corpus import from_text
 from playground.runtime import fairshare, hosting
 from playground.runtime.hosting import Hosting
@@ -20,16 +20,7 @@ from playground.tokenizer import train_tokenizer
 from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.workspace import Workspace
 
-TINY = PRESETS["tiny"]
-
-
-def settings(**changes) -> runs.Configs:
-    """The tiny preset, smaller still: a run of a few steps in well under a second."""
-    model = dataclasses.replace(TINY.model, n_layer=1, n_embd=16, n_head=2, block_size=16)
-    train = dataclasses.replace(TINY.train, **{**dict(max_steps=6, batch_size=4, eval_interval=3,
-                                                     eval_iters=1, sample_tokens=0, threads=1),
-                                                **changes})
-    return runs.Configs(model, train)
+settings = run_settings  # (the tiny preset, smaller still: tests/checks.py)
 
 
 @pytest.fixture
