@@ -102,8 +102,8 @@ def open_lesson(session: Session | None, request: gr.Request | None = None) -> t
         return (gr.skip(),) * (4 + n_parts + 4)
     header = header_markdown(lesson)
     if lesson.ignored:  # counted, never echoed
-        header += "\n\n*" + t("The lesson named {n} tabs or settings this version does not know; "
-                              "they are left out.", session.lang, n=lesson.ignored) + "*"
+        header += "\n\n*" + t("Names of tabs or settings this version does not know were "
+                              "left out of the lesson: {n}.", session.lang, n=lesson.ignored) + "*"
     task = (gr.skip(),) * 4
     if lesson.task:
         session.corpus = task_corpus(lesson.task)

@@ -251,8 +251,8 @@ ZH_CN: dict[str, str] = {
     "The link also held {n} settings this version does not know; they were ignored.":
         "链接中还有 {n} 个这个版本不认识的设置，已忽略。",
     "The lesson in this link cannot be used: {reason}": "这个链接中的课程无法使用：{reason}",
-    "The lesson named {n} tabs or settings this version does not know; they are left out.":
-        "课程列出了 {n} 个这个版本不认识的标签页或设置，已略去。",
+    "Names of tabs or settings this version does not know were left out of the lesson: {n}.":
+        "课程中这个版本不认识的标签页或设置名称已略去：{n} 个。",
     "This lesson shows: {tabs}.": "这节课显示：{tabs}。",
     "Settings shown: {n} of {total}; the others are hidden and keep this page's values (the "
     "preset menu and the bundle upload too, since either changes every setting).":

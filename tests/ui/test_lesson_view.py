@@ -97,8 +97,8 @@ def test_a_hostile_lesson_is_plain_text_and_a_bad_one_says_why_in_the_pages_lang
     header = out[1]
     assert "\\[Log in\\]\\(//ev\\.il\\)" in header and "\\!\\[x\\]" in header and "\\<img" in header
     assert not re.search(r"(?<!\\)[\[\]<]", header)  # every bracket escaped: nothing is a link
-    assert t("The lesson named {n} tabs or settings this version does not know; they are left "
-             "out.", "en", n=1) in header and "evil" not in header
+    assert t("Names of tabs or settings this version does not know were left out of the "
+             "lesson: {n}.", "en", n=1) in header and "evil" not in header
     _, bad = opened({"title": "x" * 81}, lang="zh-CN")
     assert bad[0].visible and "课程标题超过了 80 个字符" in bad[1] and bad[3].visible is False
 
