@@ -179,7 +179,10 @@ def test_soak_many_visitors_in_rounds(monkeypatch, tmp_path):
         assert not worker.is_alive(), f"the soak did not finish in {LIMIT_S} s"
         assert errors == []
         assert len(waits) == USERS * ROUNDS  # the queue served every visitor
-        assert [m for m in live(GPT) if m not in before] == []  # no model outlives its session
+        # no model outlives its session (one may still be on its way out: a worker thread
+        # that wrote the last answer lets go of its generator a moment later; bounded at 60 s)
+        wait_until(lambda: [m for m in live(GPT) if m not in before] == [],
+                   "every visitor's model to be freed")
         assert list(app_temp_dir().glob("*")) == []  # every session folder deleted
         grew = figures["final"] - figures["start"]
         rounds = ", ".join(f"after round {r + 1} {figures[f'round {r + 1}']:.0f} MB" for r in range(ROUNDS))
