@@ -267,20 +267,20 @@ class Run:
         hosting.check_allowed(train_config, self.timing.seconds if self.timing else None)
         if not hosting.current().on_zero_gpu:  # there the GPU exists only inside a chunk
             self._held_seen = fairshare.MACHINE.memory_held()
-            device = pick_device(self.device or train_config.device)
-            self._make_room(model_config, train_config, self._held_seen, device)
-            check_memory(model_config, train_config, device,
+            self._make_room(model_config, train_config, self._held_seen)
+            check_memory(model_config, train_config, self._device(train_config),
                          data_tokens=len(ws.corpus_or_default().text), held_bytes=self._held_seen)
         self.checked = True
 
-    def _make_room(self, model_config: ModelConfig, train_config: TrainConfig, held: int,
-                   device=None) -> None:
+    def _device(self, train_config: TrainConfig):
+        return pick_device(self.device or train_config.device)
+
+    def _make_room(self, model_config: ModelConfig, train_config: TrainConfig, held: int) -> None:
         """Idle visitors' models go to disk (``workspace.make_room``) where this run, beside
         what the runs under way may still take (``held``), would not fit with them."""
         need = estimate_memory(model_config, train_config,
                                data_tokens=len(self.workspace.corpus_or_default().text))
-        make_room(need + held, keep=self.workspace,
-                  device=device or pick_device(train_config.device))
+        make_room(need + held, keep=self.workspace, device=self._device(train_config))
 
     def stop(self) -> None:
         """Stop after the current step (or evaluation batch); before its first turn, end."""

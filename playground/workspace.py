@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import gc
 import logging
 import os
 import shutil
@@ -33,7 +32,7 @@ import torch
 
 from playground.corpus import Corpus, load_tiny_shakespeare
 from playground.insight.runs import RunLog
-from playground.runtime.device import available_memory, return_free_memory
+from playground.runtime.device import available_memory, collect_and_trim
 from playground.runtime.disk import (DiskBudget, bundle_estimate, check_room, folder_bytes,
                                      returns_dir)
 from playground.tokenizer import Tokenizer
@@ -230,7 +229,7 @@ def _get_trained(self: Workspace) -> TrainedModel | None:
                                           trainer_state=kept["trainer_state"])
             self.__dict__["_trained"], self.__dict__["_shelf"] = trained, None
             path.unlink(missing_ok=True)
-            log.info("brought back a model set aside (%.1f MB)", held_bytes(trained) / 2**20)
+            log.info("brought back a model set aside (%.1f MB)", nbytes / 2**20)
         if trained is not None:
             _LAST_USED[id(self)] = time.monotonic()
         return trained
@@ -322,8 +321,7 @@ def make_room(need: int, *, keep: Workspace | None = None,
                 break
             freed += ws.set_aside()
     if freed:
-        gc.collect()  # (a model's tensors may sit in reference cycles)
-        return_free_memory()
+        collect_and_trim()  # now: the memory is wanted at once, not after a quiet spell
         log.info("memory short by %.1f MB: set aside %.1f MB of idle models",
                  short / 2**20, freed / 2**20)
     return freed

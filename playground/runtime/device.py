@@ -374,7 +374,7 @@ RECLAIM_QUIET_S = 2.0  # reclaim once no free came for this long ...
 RECLAIM_MAX_WAIT_S = 15.0  # ... or at the latest this long after the first free of a burst
 
 
-def _collect_and_trim() -> None:
+def collect_and_trim() -> None:
     gc.collect()  # (a model's tensors may sit in reference cycles)
     return_free_memory()
 
@@ -386,7 +386,7 @@ class Reclaimer:
     ``runs`` counts the reclaims done; ``busy()`` says whether one is asked for or under way."""
 
     def __init__(self, quiet_s: float = RECLAIM_QUIET_S, max_wait_s: float = RECLAIM_MAX_WAIT_S,
-                 reclaim=_collect_and_trim):
+                 reclaim=collect_and_trim):
         self.quiet_s, self.max_wait_s, self._reclaim = quiet_s, max_wait_s, reclaim
         self._lock = threading.Lock()
         self._first: float | None = None

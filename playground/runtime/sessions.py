@@ -302,7 +302,7 @@ class StreamWatch:
     drop the messages.
 
     >>> watch = StreamWatch(unread_s=30)
-    >>> watch.unread(["a", "b"], now=0.0), watch.opened("b", now=1.0)
+    >>> watch.unread(["a", "b"], now=0.0), watch.opened("b")
     ([], None)
     >>> watch.unread(["a", "b"], now=31.0)  # b reads; a has waited 31 s with no stream
     ['a']
@@ -316,7 +316,7 @@ class StreamWatch:
         self._open: dict[str, int] = {}  # session hash -> streams open now
         self._since: dict[str, float] = {}  # session hash -> when it was last seen unread
 
-    def opened(self, key: str, now: float | None = None) -> None:
+    def opened(self, key: str) -> None:
         with self._lock:
             self._open[key] = self._open.get(key, 0) + 1
             self._since.pop(key, None)
