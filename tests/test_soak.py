@@ -119,6 +119,49 @@ def visit(url: str, n: int, downloads: str, waits: list[float], errors: list[str
         client.close()
 
 
+def holders(obj, depth: int = 5) -> list[str]:
+    """Chains of what refers to ``obj`` (types, a dict's key, a frame's function), up to
+    ``depth`` steps, for a failure message: what keeps a model alive."""
+    import sys
+    import types
+
+    chains, seen = [], {id(obj)}
+
+    def name(o) -> str:
+        if isinstance(o, types.FrameType):
+            return f"frame {o.f_code.co_name} ({o.f_code.co_filename.rsplit('/', 1)[-1]}:{o.f_lineno})"
+        if isinstance(o, types.ModuleType):
+            return f"module {o.__name__}"
+        return type(o).__qualname__
+
+    def walk(o, path):
+        here = sys._getframe()
+        refs = [r for r in gc.get_referrers(o) if id(r) not in seen and r is not here
+                and not (isinstance(r, types.FrameType) and r.f_code.co_name in ("walk", "holders"))]
+        if not refs or len(path) > depth:
+            chains.append(" <- ".join(path))
+            return
+        for r in refs[:4]:
+            seen.add(id(r))
+            step = name(r)
+            if isinstance(r, dict):
+                keys = [k for k, v in r.items() if v is o]
+                step += f"[{keys[0]!r}]" if keys else ""
+            walk(r, path + [step])
+
+    walk(obj, [f"GPT(vocab {obj.config.vocab_size}, {obj.config.n_layer} layers, {obj.config.n_embd} wide)"])
+    return chains
+
+
+def threads_now() -> str:
+    import sys
+    import traceback
+
+    names = {t.ident: t.name for t in threading.enumerate()}
+    return "\n".join(f"--- {names.get(ident, ident)}\n" + "".join(traceback.format_stack(frame)[-6:])
+                     for ident, frame in sys._current_frames().items())
+
+
 def held_sessions(demo) -> list[Session]:
     return [v for data in list(demo.server_app.state_holder.session_data.values())
             for v in list(data.state_data.values()) if isinstance(v, Session)]
@@ -181,8 +224,13 @@ def test_soak_many_visitors_in_rounds(monkeypatch, tmp_path):
         assert len(waits) == USERS * ROUNDS  # the queue served every visitor
         # no model outlives its session (one may still be on its way out: a worker thread
         # that wrote the last answer lets go of its generator a moment later; bounded at 60 s)
-        wait_until(lambda: [m for m in live(GPT) if m not in before] == [],
-                   "every visitor's model to be freed")
+        try:
+            wait_until(lambda: [m for m in live(GPT) if m not in before] == [],
+                       "every visitor's model to be freed")
+        except pytest.fail.Exception:
+            kept = [m for m in live(GPT) if m not in before]
+            pytest.fail("models outlived their sessions:\n" + "\n".join(
+                chain for m in kept for chain in holders(m)) + "\nthreads:\n" + threads_now())
         assert list(app_temp_dir().glob("*")) == []  # every session folder deleted
         grew = figures["final"] - figures["start"]
         rounds = ", ".join(f"after round {r + 1} {figures[f'round {r + 1}']:.0f} MB" for r in range(ROUNDS))
