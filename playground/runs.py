@@ -41,6 +41,7 @@ from playground import estimate, ready
 from playground.checkpoint import save_bundle
 from playground.config import PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import Message, msg
+from playground.insight import board
 from playground.insight.runs import RunRecord
 from playground.model import count_params, estimate_memory
 from playground.prepare import PreparedRun, check_memory, prepare_run
@@ -210,6 +211,20 @@ def log_run(workspace: Workspace, trained: TrainedModel) -> RunRecord | None:
                           if name in workspace.runs.names()}
     workspace.run_data[record.name] = (corpus, tokenizer)
     return record
+
+
+def share_with_class(workspace: Workspace, record: RunRecord) -> bool:
+    """Put a finished run on the workspace's class board when its visitor chose to share
+    (``insight.board``: the settings, curve, figures and one sample; nothing else). Whether it
+    went."""
+    if not (workspace.class_code and workspace.share_as):
+        return False
+    try:
+        board.BOARD.share(workspace.class_code, workspace.id, workspace.share_as, record)
+    except board.BoardError:  # (both were checked when the page set them)
+        log.warning("a run could not go to its class board", exc_info=True)
+        return False
+    return True
 
 
 class Run:
@@ -453,6 +468,8 @@ class Run:
         except ValueError as problem:  # a disk budget or a full disk: the model is still here
             error = problem
         record = log_run(self.workspace, trained) if self.steps is None else None
+        if record is not None:
+            share_with_class(self.workspace, record)
         return Finished(trained, end, last_eval, last_step, start_step, executor.step, seconds,
                         bundle, error, record)
 

@@ -144,6 +144,8 @@ class Workspace:
     next_run_name: str = ""  # the name the next finished run gets ("" -> "run N")
     lang: str = "en"  # "en" | "zh-CN": the language messages are written in
     ready: str = ""  # the ready-made model used while it has none of its own (playground.ready)
+    class_code: str = ""  # the class board of the lesson link it opened (insight.board), if any
+    share_as: str = ""  # the nickname its finished runs go to that board under ("": not shared)
 
     @property
     def has_model(self) -> bool:

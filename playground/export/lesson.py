@@ -2,14 +2,15 @@
 
 A teacher's link carries the settings (``links``) and, after them, the lesson: a title and a
 short text shown at the top of the page, the tabs shown (the others are hidden), the training
-settings shown (the others are hidden, so they keep the link's values), and a toy task to open
-(``playground.tasks``)::
+settings shown (the others are hidden, so they keep the link's values), a toy task to open
+(``playground.tasks``), and a class code: the class board its learners may share their runs to
+(``insight.board``)::
 
     ?v=1&n_layer=2&title=Attention&text=Watch+the+heads.&tabs=corpus,train&show=n_layer&task=reverse
 
-A key left out means "all" (``tabs``, ``show``) or "none" (``title``, ``text``, ``task``), so an
-old link, which has none of them, opens the whole page as before; ``show=`` (empty) shows no
-setting. An older app ignores these keys as settings it does not know.
+A key left out means "all" (``tabs``, ``show``) or "none" (``title``, ``text``, ``task``,
+``class``), so an old link, which has none of them, opens the whole page as before; ``show=``
+(empty) shows no setting. An older app ignores these keys as settings it does not know.
 
 The title and text come from whoever wrote the link: they are bounded here, stripped of
 control characters, and the page shows them as plain text. Names of tabs or settings this
@@ -35,12 +36,14 @@ from urllib.parse import urlencode
 
 from playground.export.links import MODEL_KEYS, TRAIN_KEYS, ShareError, _pairs, share_url
 from playground.i18n import msg
+from playground.insight.board import BoardError, check_code
 from playground.tasks import TASKS
 
 # the page's tabs in order, written once: the page draws them, a lesson names them
-TABS = ("corpus", "tokenizer", "train", "generate", "attention", "inside", "compare", "export")
+TABS = ("corpus", "tokenizer", "train", "generate", "attention", "inside", "compare", "export",
+        "board")  # (the class board shows only on a link with a class code)
 SETTINGS = MODEL_KEYS + TRAIN_KEYS  # the training settings a lesson can show or hide
-KEYS = ("title", "text", "tabs", "show", "task", "tour")  # the lesson's keys in a link, in this order
+KEYS = ("title", "text", "tabs", "show", "task", "tour", "class")  # the lesson's keys in a link, in this order
 MAX_TITLE_CHARS = 80
 MAX_TEXT_CHARS = 600
 
@@ -64,6 +67,7 @@ class Lesson:
     settings: tuple[str, ...] = SETTINGS
     task: str = ""
     tour: bool = False  # the guided tour opens with the page (``ui.tour``: its ``?tour=1``)
+    class_code: str = ""  # the class board its learners may share runs to (``insight.board``)
     ignored: int = 0
 
     def __post_init__(self) -> None:
@@ -75,13 +79,18 @@ class Lesson:
         if len(self.text) > MAX_TEXT_CHARS:
             raise ShareError(msg("The lesson's text is longer than {n} characters: shorten it.",
                                  n=MAX_TEXT_CHARS))
-        if not self.tabs:
+        if not self.tabs or (self.tabs == ("board",) and not self.class_code):
             raise ShareError(msg("A lesson shows at least one tab: tick one."))
         unknown = [name for name in self.tabs if name not in TABS]
         unknown += [name for name in self.settings if name not in SETTINGS]
         if unknown:
             raise ShareError(msg("These are not tabs or settings a lesson can show: {names}.",
                                  names=", ".join(name[:40] for name in unknown[:5])))
+        if self.class_code:
+            try:
+                check_code(self.class_code)
+            except BoardError as error:
+                raise ShareError(error.args[0]) from None
         if self.task and self.task not in TASKS:
             raise ShareError(msg("The lesson's task must be one of {choices}, got {value}.",
                                  choices=", ".join(TASKS), value=repr(self.task[:40])))
@@ -103,7 +112,8 @@ def encode_lesson(lesson: Lesson) -> str:
         pairs.append(("tabs", ",".join(lesson.tabs)))
     if lesson.hides_settings:
         pairs.append(("show", ",".join(lesson.settings)))
-    pairs += [("task", lesson.task), ("tour", "1" if lesson.tour else "")]
+    pairs += [("task", lesson.task), ("tour", "1" if lesson.tour else ""),
+              ("class", lesson.class_code)]
     return urlencode([(key, value) for key, value in pairs if value or key == "show"])
 
 
@@ -143,6 +153,7 @@ def decode_lesson(query: str | Mapping[str, Any]) -> Lesson | None:
                                else (SETTINGS, 0))
     return Lesson(title=values.get("title", ""), text=values.get("text", ""), tabs=tabs,
                   settings=shown, task=values.get("task", ""), tour=values.get("tour") == "1",
+                  class_code=values.get("class", ""),
                   ignored=unknown_tabs + unknown_settings)
 
 

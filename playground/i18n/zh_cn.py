@@ -1003,6 +1003,13 @@ ZH_CN: dict[str, str] = {
     "the token's vector in the residual stream (size {size}).":
         "输出矩阵 W_o 中属于这个头的那一段把这 {hs} 个数变成 {width} 个数，加到残差流中这个词元的"
         "向量上（大小 {size}）。",
+    # --- the class board (insight.board) ------------------------------------------------------
+    "The class code in this link is not one the playground makes (16 letters, digits, - or _). "
+    "Ask your teacher for the link again.":
+        "这个链接里的班级代码不是本 Playground 生成的（应为 16 个字母、数字、- 或 _）。请向老师重新要一次链接。",
+    "Choose a nickname first: the class board shows your runs under it (not your real name, "
+    "unless you want it to).":
+        "请先取一个昵称：班级看板会用它来显示你的训练（不必是你的真名，除非你愿意）。",
     "That file was not uploaded from this page, so it was not opened: a page may only use the "
     "files it uploaded itself. Upload the file again here.":
         "该文件不是从本页面上传的，因此没有打开：页面只能使用它自己上传的文件。请在这里重新上传该文件。",

@@ -1,4 +1,5 @@
-"""The whole page: seven tabs, one session per visitor, one shared compute queue.
+"""The whole page: eight tabs (a ninth, the class board, on a lesson link with a class code),
+one session per visitor, one shared compute queue.
 
 Labels are translated in the browser (English or Simplified Chinese, from the browser's
 language or the one picked under Settings at the bottom of the page): ``launch`` passes
@@ -6,7 +7,7 @@ language or the one picked under Settings at the bottom of the page): ``launch``
 
 >>> demo = build_demo()
 >>> [tab.label.key for tab in demo.blocks.values() if type(tab).__name__ == "Tab"]
-['tab_corpus', 'tab_tokenizer', 'tab_train', 'tab_generate', 'tab_attention', 'tab_inside', 'tab_compare', 'tab_export']
+['tab_corpus', 'tab_tokenizer', 'tab_train', 'tab_generate', 'tab_attention', 'tab_inside', 'tab_compare', 'tab_export', 'tab_board']
 
 ``launch(demo)`` then serves it at http://127.0.0.1:7860; ``main`` is the ``playground-app``
 command of an installed package (``python app.py`` in a checkout and on a Space).
@@ -24,8 +25,9 @@ from starlette.middleware import Middleware
 
 from playground.runtime import compute, fairshare, hosting
 from playground.server import gradio_internals, guard, reattach
-from playground.ui import (attention_tab, compare_tab, corpus_tab, export_tab, generate_tab,
-                           inside_tab, lesson_view, loss_panel, tokenizer_tab, tour, train_tab)
+from playground.ui import (attention_tab, board_tab, compare_tab, corpus_tab, export_tab,
+                           generate_tab, inside_tab, lesson_view, loss_panel, tokenizer_tab, tour,
+                           train_tab)
 from playground.ui.lang import (I18N, tab, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_ID, SWITCH_JS, SYNC_JS,
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
@@ -179,13 +181,14 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         session = gr.State(new_session, time_to_live=ttl, delete_callback=reattach.release_held)
         token = reattach.token_state()  # the browser's secret: a reload finds its session again
         gradio_internals.keep_in_cache(session, LIVE_FILES)  # the hourly sweep spares them
-        with gr.Tabs() as tabs:
+        with gr.Tabs(elem_classes=["lesson-hides-board"]) as tabs:  # (lesson_view shows it)
             with tab("corpus"):
                 corpus = corpus_tab.build(session)
             with tab("tokenizer"):
                 tokenizer = tokenizer_tab.build(session, limit)
             with tab("train"):
                 train = train_tab.build(session, limit)
+                share = board_tab.build_share()  # (a lesson link with a class code shows it)
             with tab("generate") as generate_page:
                 generate = generate_tab.build(session, limit, generate_page)
             with tab("attention"):
@@ -196,12 +199,15 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                 compare = compare_tab.build(session)
             with tab("export"):
                 export = export_tab.build(session, limit)
+            with tab("board") as board_page:
+                board = board_tab.build()
         gr.Markdown(tr("page_footer" if limit == 1 else "page_footer_parallel"),
                     elem_id="page-footer")
         gr.Markdown(tr("language_note"), elem_id="language-note")
         tour.overlay()
 
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
+        board_tab.wire(board, share, session, board_page)
         restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,
                                        tokenizer.kind, tokenizer.vocab_size, train.settings,
                                        generate.sampling)
@@ -210,7 +216,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                                            train.preset, train.upload),
             session, corpus.task, corpus.task_note, corpus.summary, corpus.preview)
         # the lesson builder's task follows the Corpus tab's (the link carries its settings)
-        corpus.task.change(None, corpus.task, export.lesson_inputs[-1], js="(name) => name")
+        corpus.task.change(None, corpus.task, export.lesson_task, js="(name) => name")
         # on load, one chain in a fixed order: a returning browser's session (reattach), the
         # visitor's language and the text the server writes in it, a shared link's settings
         # and its lesson (what it shows), then what the settings draw: the preset menu with this machine's estimates (a probe,
@@ -221,6 +227,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
             api_visibility="private")))
+        loaded.then(board_tab.open_board, session, [share.box, board.timer],
+                    api_visibility="private", show_progress="hidden")
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
                     api_visibility="private", show_progress="hidden").then(

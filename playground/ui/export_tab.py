@@ -15,6 +15,7 @@ the page's settings.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -24,6 +25,7 @@ from playground.config import SampleConfig
 from playground.export.publish import ExportError, push_to_hub, space_page, write_standalone_script
 from playground.i18n import error_text, msg, t
 from playground.export.lesson import KEYS as LESSON_KEYS, TABS, Lesson, lesson_url
+from playground.insight.board import new_code
 from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
@@ -164,7 +166,8 @@ def lesson_summary(lesson: Lesson, lang: str) -> str:
     """Markdown: what a lesson link shows, then the lesson's box as the page will show it."""
     names = EN_LABELS if lang == "en" else ZH_CN_LABELS
     lines = [t("This lesson shows: {tabs}.", lang,
-               tabs=", ".join(names[f"tab_{name}"] for name in lesson.tabs))]
+               tabs=", ".join(names[f"tab_{name}"] for name in lesson.tabs
+                              if name != "board" or lesson.class_code))]
     lines.append(t("Settings shown: {n} of {total}; the others are hidden and keep this page's "
                    "values (the preset menu and the bundle upload too, since either changes every "
                    "setting).",
@@ -174,6 +177,11 @@ def lesson_summary(lesson: Lesson, lang: str) -> str:
         lines.append(t("Task opened: {task}.", lang, task=lesson.task))
     if lesson.tour:
         lines.append(t("The guided tour opens with the page.", lang))
+    if lesson.class_code:
+        lines.append(t("Class board: on. Learners who tick 'Share my runs with the class' on the "
+                       "Train tab appear on its Class board tab, best first; open the link "
+                       "yourself to watch it (project it for the class). Every link you make "
+                       "here keeps this board.", lang))
     header = header_markdown(lesson)
     shown = "\n\n" + t("The page opens like this:", lang) + "\n\n" + "\n".join(
         "> " + line for line in header.split("\n")) if header else ""
@@ -190,12 +198,14 @@ def make_lesson_link(session: Session | None, request: gr.Request | None, source
                      text: str = "", tabs: list[str] | None = None,
                      shape: list[str] | None = None, variants: list[str] | None = None,
                      optimisation: list[str] | None = None, evaluation: list[str] | None = None,
-                     task: str | None = None, tour: bool = False) -> tuple[str, str]:
+                     task: str | None = None, tour: bool = False, board: bool = False,
+                     class_code: str = "") -> tuple[str, str, str]:
     """A lesson link (``export.lesson``): the page's settings, as ``make_link``, and the lesson
     the Export tab's builder describes: its title and text, the tabs ticked, the settings ticked
-    in the four groups of the Train tab (``train_tab.SECTIONS``; None: all of a group), and a
-    toy task, and whether the guided tour opens with it. Returns (link, Markdown summary of what
-    it shows)."""
+    in the four groups of the Train tab (``train_tab.SECTIONS``; None: all of a group), a toy
+    task, whether the guided tour opens with it, and whether it has a class board (under
+    ``class_code``, made here the first time: the teacher's later links keep the same board).
+    Returns (link, Markdown summary of what it shows, the class code)."""
     session = ensure(session)
     groups = (shape, variants, optimisation, evaluation)
     shown = [name for group, names in zip(groups, train_tab.SECTIONS.values())
@@ -203,10 +213,14 @@ def make_lesson_link(session: Session | None, request: gr.Request | None, source
     lesson = Lesson(title=title or "", text=text or "",
                     tabs=TABS if tabs is None else tuple(tabs), settings=tuple(shown),
                     task=task or "", tour=bool(tour))
+    if board:
+        class_code = class_code or new_code()
+        lesson = dataclasses.replace(lesson, class_code=class_code)
     sampling = dict(prompt=prompt, max_new_tokens=max_new_tokens, temperature=temperature,
                     top_k=top_k, top_p=top_p, sample_seed=sample_seed)
     shared = page_settings(source, kind, vocab_size, settings, sampling)
-    return lesson_url(page_url(request), shared, lesson), lesson_summary(lesson, session.lang)
+    return (lesson_url(page_url(request), shared, lesson), lesson_summary(lesson, session.lang),
+            class_code)
 
 
 def restore_from_link(session: Session | None, request: gr.Request | None = None):
@@ -248,9 +262,11 @@ class ExportTab:
     link_button: gr.Button
     link: gr.Textbox
     lesson_button: gr.Button  # the lesson link's builder: these and the page's settings
-    lesson_inputs: list  # title, text, tabs, the four groups of settings, task
+    lesson_inputs: list  # title, text, tabs, the four groups of settings, task, tour, board, code
+    lesson_task: gr.Dropdown  # (the Corpus tab's task fills it)
     lesson_link: gr.Textbox
     lesson_preview: gr.Markdown
+    class_code: gr.State  # the builder's class code, made once: a new link keeps its board
 
 
 def build(session: gr.State, concurrency_limit: int) -> ExportTab:
@@ -302,8 +318,11 @@ def build_lesson() -> dict[str, Any]:
                                info=tr("lesson_task_info"), elem_id="lesson-task")
         text = gr.Textbox(label=tr("lesson_text"), info=tr("lesson_text_info"), lines=3,
                           max_length=600, elem_id="lesson-text")
-        tour = gr.Checkbox(False, label=tr("lesson_tour"), info=tr("lesson_tour_info"),
-                           elem_id="lesson-tour")
+        with gr.Row():
+            tour = gr.Checkbox(False, label=tr("lesson_tour"), info=tr("lesson_tour_info"),
+                               elem_id="lesson-tour")
+            board = gr.Checkbox(False, label=tr("lesson_board"), info=tr("lesson_board_info"),
+                                elem_id="lesson-board")
         tabs = gr.CheckboxGroup([(tr(f"tab_{name}"), name) for name in TABS], value=list(TABS),
                                 label=tr("lesson_tabs"), info=tr("lesson_tabs_info"),
                                 elem_id="lesson-tabs")
@@ -318,8 +337,10 @@ def build_lesson() -> dict[str, Any]:
         link = gr.Textbox(label=tr("lesson_link"), info=tr("lesson_link_info"),
                           interactive=False, buttons=["copy"], elem_id="lesson-link")
         preview = gr.Markdown(elem_id="lesson-preview")
-    return dict(lesson_button=button, lesson_inputs=[title, text, tabs, *groups, task, tour],
-                lesson_link=link, lesson_preview=preview)
+    code = gr.State("")
+    return dict(lesson_button=button,
+                lesson_inputs=[title, text, tabs, *groups, task, tour, board, code],
+                lesson_task=task, lesson_link=link, lesson_preview=preview, class_code=code)
 
 
 def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Markdown,
@@ -332,7 +353,7 @@ def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Mark
                              export.link, concurrency_limit=None, api_name="share_link")
     export.lesson_button.click(make_lesson_link, [session, source, kind, vocab_size, *settings,
                                                   *sampling, *export.lesson_inputs],
-                               [export.lesson_link, export.lesson_preview],
+                               [export.lesson_link, export.lesson_preview, export.class_code],
                                concurrency_limit=None, api_name="lesson_link")
 
     def after(event):

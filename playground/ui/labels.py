@@ -34,6 +34,7 @@ EN: dict[str, str] = {
     "tab_inside": "5b · Inside the model",
     "tab_compare": "6 · Compare runs",
     "tab_export": "7 · Export & share",
+    "tab_board": "8 · Class board",
     # --- corpus -------------------------------------------------------------------------------
     "corpus_intro": "Choose the text the model will learn from. Tiny Shakespeare (1 MB of "
                     "plays) is ready; your own text works too.",
@@ -467,6 +468,24 @@ EN: dict[str, str] = {
     "lesson_tour": "Open the guided tour",
     "lesson_tour_info": "The page opens with the tour that walks through training and looking "
                         "inside, step by step (each learner can close it).",
+    "lesson_board": "A class board",
+    "lesson_board_info": "Learners may share their runs (a nickname, settings, curve, figures "
+                         "and one sample; nothing else) to a board the whole class sees, best "
+                         "first. The link carries a class code no one can guess.",
+    "board_intro": "**The class board**: the runs your class chose to share, best first, with "
+                   "their validation curves and the settings that differ. It updates by itself "
+                   "as runs finish. Only the runs of this class, whose link you opened, are here.",
+    "board_ranking": "Ranking",
+    "board_plot": "Validation curves of the shared runs",
+    "board_table": "Settings that differ, and final figures",
+    "board_share_intro": "**Share with your class.** This lesson has a class board (its own "
+                         "tab): tick the box to put your runs on it under a nickname.",
+    "board_nickname": "Nickname",
+    "board_nickname_info": "The name your runs have on the board (at most 24 characters).",
+    "board_share": "Share my runs with the class",
+    "board_share_info": "Your latest run goes to the board now, and each run you finish later. "
+                        "Only its name, settings, curve, final figures and one sample are "
+                        "shared, never your text or model. Untick to take them off.",
     "lesson_tabs": "Tabs shown",
     "lesson_tabs_info": "The class sees only these tabs; the first one ticked opens first.",
     "lesson_settings_intro": "**Settings shown** (under Advanced on the Train tab). Untick a "
@@ -515,6 +534,7 @@ ZH_CN: dict[str, str] = {
     "tab_inside": "5b · 模型内部",
     "tab_compare": "6 · 比较运行",
     "tab_export": "7 · 导出与分享",
+    "tab_board": "8 · 班级看板",
     # --- corpus -------------------------------------------------------------------------------
     "corpus_intro": "选择模型要学习的文本。Tiny Shakespeare（1 MB 的莎士比亚剧本）已经准备好；也可以用你自己的文本。",
     "corpus_source": "学习用的文本",
@@ -866,6 +886,21 @@ ZH_CN: dict[str, str] = {
                         "留空：使用链接设置中的语料。",
     "lesson_tour": "打开引导教程",
     "lesson_tour_info": "页面打开时就显示引导教程，一步一步带着走完训练和查看模型内部（每个学习者都可以关掉它）。",
+    "lesson_board": "班级看板",
+    "lesson_board_info": "学习者可以把自己的训练分享到全班都能看到的看板上（昵称、设置、曲线、最终数据和一段样例，"
+                         "别的都不分享），按成绩排序。链接里带着一个别人猜不到的班级代码。",
+    "board_intro": "**班级看板**：你的班级选择分享的训练，成绩最好的排在前面，附带它们的验证曲线和不同的设置。"
+                   "每当有训练结束，它会自动更新。这里只有你打开的链接所属班级的训练。",
+    "board_ranking": "排名",
+    "board_plot": "分享的训练的验证曲线",
+    "board_table": "不同的设置与最终数据",
+    "board_share_intro": "**与班级分享。** 这节课有一个班级看板（在它自己的标签页上）：勾选下面的框，"
+                         "就能用昵称把你的训练放上去。",
+    "board_nickname": "昵称",
+    "board_nickname_info": "你的训练在看板上显示的名字（最多 24 个字符）。",
+    "board_share": "与班级分享我的训练",
+    "board_share_info": "你最近的一次训练现在就会放到看板上，之后每完成一次训练也会放上去。只分享训练的名字、"
+                        "设置、曲线、最终数据和一段样例，绝不分享你的文本或模型。取消勾选即可撤下。",
     "lesson_tabs": "显示的标签页",
     "lesson_tabs_info": "全班只看到这些标签页；勾选的第一个最先打开。",
     "lesson_settings_intro": "**显示的设置**（在“训练”标签页的“高级”里）。取消勾选的设置会隐藏，"

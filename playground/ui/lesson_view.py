@@ -72,8 +72,9 @@ def visibilities(lesson: Lesson) -> list[Any]:
     first shown selected), each setting, each section (hidden when all its settings are),
     Advanced, the preset menu and the bundle upload."""
     shown = set(lesson.settings)
-    hidden = [f"lesson-hides-{name}" for name in TABS if name not in lesson.tabs]
-    first = lesson.tabs[0]
+    shown_tabs = [name for name in lesson.tabs if name != "board" or lesson.class_code]
+    hidden = [f"lesson-hides-{name}" for name in TABS if name not in shown_tabs]
+    first = shown_tabs[0]
     return [gr.update(elem_classes=hidden, **({"selected": first} if first != TABS[0] else {})),
             *(gr.update(visible=name in shown) for name in SETTINGS),
             *(gr.update(visible=bool(shown & set(names))) for names in SECTIONS.values()),
@@ -100,6 +101,7 @@ def open_lesson(session: Session | None, request: gr.Request | None = None) -> t
                 gr.Button(visible=False), *(gr.skip(),) * (n_parts + 4))
     if lesson is None:
         return (gr.skip(),) * (4 + n_parts + 4)
+    session.class_code = lesson.class_code
     header = header_markdown(lesson)
     if lesson.ignored:  # counted, never echoed
         header += "\n\n*" + t("Names of tabs or settings this version does not know were "
@@ -113,17 +115,18 @@ def open_lesson(session: Session | None, request: gr.Request | None = None) -> t
             *visibilities(lesson), *task)
 
 
-def show_everything() -> tuple:
+def show_everything(session: Session | None) -> tuple:
     """The whole playground: (note, show-all button, *``visibilities`` of every part); the
-    lesson's title and text stay."""
-    return (gr.Markdown(visible=False), gr.Button(visible=False), *visibilities(Lesson()))
+    lesson's title and text stay, and so does its class board."""
+    lesson = Lesson(class_code=ensure(session).class_code)
+    return (gr.Markdown(visible=False), gr.Button(visible=False), *visibilities(lesson))
 
 
 def wire(view: LessonView, page: LessonPage, session: gr.State, task: gr.Dropdown,
          task_note: gr.Markdown, summary: gr.Markdown, preview: gr.Textbox):
     """The show-all button; returns how the page load opens a lesson (chained after the
     link's settings, as ``export_tab.wire`` returns)."""
-    view.show_all.click(show_everything, None, [view.note, view.show_all, *page.parts()],
+    view.show_all.click(show_everything, session, [view.note, view.show_all, *page.parts()],
                         queue=False, api_visibility="private")
 
     def after(event):

@@ -207,6 +207,32 @@ ZH_CN: dict[str, str] = {
     "final bits per character": "最终每字符比特数",
     "steps": "步数",
     "parameters": "参数量",
+    # --- 8 · the class board (board_tab) ----------------------------------------------------------
+    "name": "名字",
+    "sample": "样例",
+    "No one in this class has shared a run yet. On the Train tab, pick a nickname and tick "
+    "'Share my runs with the class': each run you finish then appears here, beside your "
+    "classmates'.":
+        "这个班级还没有人分享训练。在训练标签页上取一个昵称，勾选“与班级分享我的训练”："
+        "之后你完成的每次训练都会出现在这里，和同学们的放在一起。",
+    "{n} runs shared by this class, best first (by {by}). The board follows new runs as they "
+    "finish.":
+        "这个班级分享了 {n} 次训练，最好的排在前面（按{by}排序）。新的训练一结束，看板就会跟着更新。",
+    "Your runs are not shared with the class ({n} taken off the board).":
+        "你的训练不再与班级分享（已从看板撤下 {n} 个）。",
+    "Shared as {name}: your run '{run}' is on the class board, and each run you finish from now "
+    "on goes there too.":
+        "已用 {name} 这个昵称分享：你的训练“{run}”已经在班级看板上，从现在起你完成的每次训练也会放上去。",
+    "You will share as {name}: each run you finish goes to the class board.":
+        "你将用 {name} 这个昵称分享：你完成的每次训练都会放到班级看板上。",
+    "Only its name, settings, loss curve, final figures and one sample are shared: never your "
+    "text, tokenizer or model.":
+        "只分享训练的名字、设置、损失曲线、最终数据和一段样例：绝不分享你的文本、分词器或模型。",
+    "Class board: on. Learners who tick 'Share my runs with the class' on the Train tab appear "
+    "on its Class board tab, best first; open the link yourself to watch it (project it for the "
+    "class). Every link you make here keeps this board.":
+        "班级看板：已开启。在训练标签页上勾选“与班级分享我的训练”的学习者会出现在“班级看板”标签页上，"
+        "成绩最好的排在前面；你自己打开这个链接就能看到它（可以投影给全班看）。你在这里生成的每个链接都沿用这个看板。",
     "Pick the run to start from: train a run first (tab 3).":
         "请选择作为起点的运行：先训练一次（第 3 个标签页）。",
     "Type or pick the new value of {setting}.": "请输入或选择 {setting} 的新值。",

@@ -8,6 +8,7 @@ import gradio as gr
 
 from playground.export.lesson import TABS, Lesson, decode_lesson
 from playground.i18n import t
+from playground.insight.board import check_code, new_code
 from playground.ui import export_tab, lesson_view
 from playground.ui.session import Session
 from playground.ui.settings import DEFAULTS, SETTINGS
@@ -23,14 +24,21 @@ def opened(query: dict, lang: str = "en") -> tuple[Session, tuple]:
     return session, lesson_view.open_lesson(session, gr.Request(query_params=query))
 
 
-def build(title="Heads", text="Look at tab 5.", tabs=("train", "attention"),
-          groups=(["n_layer"], [], ["lr"], []), task="reverse", lang="en", tour=False):
+def build_with_board(title="Heads", text="Look at tab 5.", tabs=("train", "attention"),
+                     groups=(["n_layer"], [], ["lr"], []), task="reverse", lang="en", tour=False,
+                     board=False, code=""):
+    """The builder's (link, summary, class code)."""
     session = Session()
     session.lang = lang
     request = gr.Request(headers={"referer": "http://127.0.0.1:7860/?v=1&title=old"})
     return export_tab.make_lesson_link(session, request, "Tiny Shakespeare", "char", 512,
                                        *DEFAULTS.as_list(), *SAMPLING, title, text, list(tabs),
-                                       *groups, task, tour)
+                                       *groups, task, tour, board, code)
+
+
+def build(**kwargs):
+    """The builder's (link, summary)."""
+    return build_with_board(**kwargs)[:2]
 
 
 def test_the_builder_makes_the_link_that_opens_as_built():
@@ -80,10 +88,30 @@ def test_opening_a_lesson_hides_what_it_leaves_out_and_opens_its_task():
 
 
 def test_show_everything_shows_every_part():
-    note, button, tabs, *rest = lesson_view.show_everything()
+    note, button, tabs, *rest = lesson_view.show_everything(Session())
     assert note.visible is False and button.visible is False
-    assert tabs["elem_classes"] == [] and "selected" not in tabs
+    assert tabs["elem_classes"] == ["lesson-hides-board"] and "selected" not in tabs
     assert all(update["visible"] for update in rest)
+    with_class = Session()
+    with_class.class_code = new_code()  # a class page keeps its board
+    assert lesson_view.show_everything(with_class)[2]["elem_classes"] == []
+
+
+def test_a_lesson_with_a_class_board_keeps_its_code_and_shows_the_board_tab():
+    link, summary, code = build_with_board(board=True, tabs=("train", "board"))
+    assert check_code(code) and decode_lesson(link).class_code == code
+    assert "Class board: on." in summary and "8 · Class board" in summary
+    again = build_with_board(board=True, code=code, title="Week 2", tabs=("train", "board"))
+    assert again[2] == code and decode_lesson(again[0]).class_code == code  # the same board
+    assert build_with_board(board=False, code=code)[2] == code  # kept for a later tick
+    assert "class=" not in build_with_board(board=False, code=code)[0]
+    assert "8 · Class board" not in build_with_board(board=False, code=code)[1]
+    session, out = opened(dict(parse_qsl(urlsplit(link).query, keep_blank_values=True)))
+    assert session.class_code == code
+    assert set(out[4]["elem_classes"]) == {f"lesson-hides-{n}" for n in TABS
+                                           if n not in ("train", "board")}
+    _, plain = opened(dict(parse_qsl(urlsplit(build()[0]).query, keep_blank_values=True)))
+    assert "lesson-hides-board" in plain[4]["elem_classes"]  # no class: no board
 
 
 def test_a_link_without_a_lesson_changes_nothing():
