@@ -8,6 +8,7 @@ as its queue holds from anyone. So, in front of it:
   is over ``MAX_BODY_BYTES`` (a 200 MB paste is refused after 6 MB, not parsed), and 422 to a
   call one of whose values is longer than its input allows: a text box takes ``MAX_TEXT`` of
   the body, a file reference ``MAX_FILE_FIELD_CHARS``, any other input (a number, a choice)
+  ``MAX_FIELD_CHARS``, and a list of choices (ticked boxes) ``MAX_CHOICES`` of them, each
   ``MAX_FIELD_CHARS``. The refusal names the input, never echoes the value, so no 10 MB choice
   reaches Gradio's error message or the log.
 * uploads count against their client address: ``UPLOAD_BYTES_PER_HOUR`` each, so one
@@ -57,6 +58,7 @@ MAX_BODY_BYTES = 6 * 2**20  # a 5 MB paste or upload (the app's limit) and its J
 MAX_TEXT = MAX_BODY_BYTES  # a text box: the body's limit is its limit
 MAX_FILE_FIELD_CHARS = 4096  # a file reference: {"path": ..., "orig_name": ..., "meta": ...}
 MAX_FIELD_CHARS = 64  # a number, a checkbox, a choice: the longest is about 25 characters
+MAX_CHOICES = 64  # boxes ticked in one group: the most the page has is 20 (the runs to compare)
 COMPUTE = "compute"  # the concurrency_id of every computing handler but training
 TRAINING = "training"  # training runs': many at once, taking turns (runtime.fairshare)
 COMPUTE_IDS = (COMPUTE, TRAINING)  # what a session and a client have a limit of
@@ -70,6 +72,23 @@ CLOSED_ROUTES = ("/gradio_api/deep_link",)
 CALL_ROUTES = ("queue/join", "call/", "run/", "api/")
 SESSION_ROUTES = CALL_ROUTES + ("component_server",)  # the routes that open a Gradio session
 UNNAMED_SESSION_ROUTES = ("call/", "component_server")  # ...one of its own when none is named
+
+
+def field_size(value: Any) -> int:
+    """A value's size against ``field_limit``: a string's length, a list of choices' longest
+    choice (as JSON; more than ``MAX_CHOICES`` of them count as too long), anything else's
+    JSON length. (The lesson builder's nine tabs, all ticked, are 97 characters of JSON: a
+    limit on the whole list refused the builder as it opens.)
+
+    >>> field_size("hello"), field_size(["corpus", "tokenizer"]), field_size(7.5)
+    (5, 11, 3)
+    """
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list) and len(value) <= MAX_CHOICES:
+        return max((field_size(item) if isinstance(item, str)
+                    else len(json.dumps(item, default=str)) for item in value), default=2)
+    return len(json.dumps(value, default=str))
 
 
 def field_limit(component: str) -> int:
@@ -237,7 +256,7 @@ class RequestGuard:
             inputs = shown
         for position, value in enumerate(data):
             component = type(inputs[position]).__name__ if position < len(inputs) else ""
-            size = len(value) if isinstance(value, str) else len(json.dumps(value, default=str))
+            size = field_size(value)
             if size > field_limit(component):
                 label = getattr(inputs[position], "label", None) if position < len(inputs) else None
                 name = label if isinstance(label, str) and label else f"{component or 'input'} {position + 1}"

@@ -117,8 +117,8 @@ def show_board(session: Session | None, seen: int | None):
     by = (t("held-out accuracy", lang) if any(r.final_accuracy is not None for r in runs)
           else t("final bits per character", lang) if unit == "bpc"
           else t("final validation loss", lang))
-    note = t("{n} runs shared by this class, best first (by {by}). The board follows new runs "
-             "as they finish.", lang, n=len(entries), by=by)
+    note = t("Runs this class shared: {n}, best first (by {by}). The board follows new runs as "
+             "they finish.", lang, n=len(entries), by=by)
     if unit == "bpc":
         note += " " + t("These runs use different tokenizers, so they are compared in bits per "
                         "character.", lang)
@@ -126,7 +126,12 @@ def show_board(session: Session | None, seen: int | None):
     figure = compare_figure(val_curves(runs, unit), unit=unit, lang=lang,
                             accuracy=accuracy_curves(runs))
     table_headers, table_rows = comparison_table(runs, lang)
-    return (version, note, gr.Dataframe(value=rows, headers=headers), figure,
+    # the sample takes the room that is left
+    widths = [5, 15, 12, *([10] if len(headers) == 7 else []), 8, 11]
+    widths.append(100 - sum(widths))
+    return (version, note, gr.Dataframe(value=rows, headers=headers,
+                                        column_widths=[f"{w}%" for w in widths]),
+            figure,
             gr.Dataframe(value=table_rows, headers=table_headers))
 
 
@@ -139,17 +144,18 @@ def set_sharing(session: Session | None, share: bool, nickname: str | None):
     if not code:
         return gr.skip(), gr.skip()
     if not share:
-        was = bool(session.share_as)
+        if not session.share_as:  # (the nickname typed while not sharing: nothing to do)
+            return gr.skip(), gr.skip()
         session.share_as = ""
         gone = BOARD.withdraw(code, session.id)
-        if not was:
-            return gr.skip(), ""
         return gr.skip(), t("Your runs are not shared with the class ({n} taken off the board).",
                             lang, n=gone)
     try:
         name = clean_nickname(nickname or "")
     except BoardError as error:
         return gr.Checkbox(value=False), f"**{error_text(error, lang)}**"
+    if name == session.share_as:  # (the box left with the nickname it had: nothing changed)
+        return gr.skip(), gr.skip()
     session.share_as = name
     latest = session.runs.runs[-1] if session.runs.runs else None
     if latest is not None:
@@ -181,4 +187,7 @@ def wire(board: BoardTab, share: ShareBox, session: gr.State, board_page: gr.Tab
         show_progress="hidden")
     gr.on([share.share.input, share.nickname.submit, share.nickname.blur], set_sharing,
           [session, share.share, share.nickname], [share.share, share.note], queue=False,
-          api_name="share_with_class", show_progress="hidden")
+          api_name="share_with_class", show_progress="hidden",
+          # (one handler for three triggers: a tick while the nickname's blur is answered
+          # must run after it, not be dropped as Gradio's "once" would)
+          trigger_mode="always_last")

@@ -215,7 +215,7 @@ ZH_CN: dict[str, str] = {
     "classmates'.":
         "这个班级还没有人分享训练。在训练标签页上取一个昵称，勾选“与班级分享我的训练”："
         "之后你完成的每次训练都会出现在这里，和同学们的放在一起。",
-    "{n} runs shared by this class, best first (by {by}). The board follows new runs as they "
+    "Runs this class shared: {n}, best first (by {by}). The board follows new runs as they "
     "finish.":
         "这个班级分享了 {n} 次训练，最好的排在前面（按{by}排序）。新的训练一结束，看板就会跟着更新。",
     "Your runs are not shared with the class ({n} taken off the board).":

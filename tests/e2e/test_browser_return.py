@@ -23,6 +23,9 @@ def test_a_reload_brings_back_the_model_its_download_and_generate(page, app_url,
     page.get_by_role("tab", name="3 · Model & training").click()
     page.locator("#preset-choice label").filter(has_text="tiny ·").click()
     page.get_by_text("Advanced: every setting", exact=True).click()
+    # the preset's settings have arrived (on a busy machine they can come after a fill, and
+    # undo it: the run then trained the preset's 600 steps)
+    expect(page.get_by_label("layers (n_layer)", exact=True)).to_have_value("2")
     steps = page.get_by_label("training steps (max_steps)", exact=True)
     steps.fill("60")  # the tiny preset's model, trained briefly
     steps.press("Tab")

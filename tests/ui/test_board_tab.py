@@ -84,7 +84,7 @@ def test_the_board_redraws_only_when_its_class_changed(fresh_board):
         board_tab.set_sharing(learner(code, runs=[("run 1", loss)]), True, name)
     board_tab.set_sharing(learner(new_code(), runs=[("run 1", 0.5)]), True, "Elsewhere")
     version2, note, ranking, figure, table = board_tab.show_board(viewer, version)
-    assert version2 != version and "2 runs shared by this class" in note
+    assert version2 != version and "Runs this class shared: 2" in note
     assert [row[:3] for row in ranking.value["data"]] == [["1", "Bo", "1.6000"], ["2", "Ada", "1.9000"]]
     assert ranking.value["data"][0][-1] == "run 1 says hi" and ranking.value["data"][0][-2] == "4,321"
     assert [trace.name for trace in figure.data] == ["Bo", "Ada"]
