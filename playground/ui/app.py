@@ -227,7 +227,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
             api_visibility="private")))
-        loaded.then(board_tab.open_board, session, [share.box, board.timer],
+        loaded.then(board_tab.open_board, session,
+                    [share.box, board.timer, share.nickname, share.share],
                     api_visibility="private", show_progress="hidden")
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],

@@ -171,9 +171,15 @@ def set_sharing(session: Session | None, share: bool, nickname: str | None):
 
 
 def open_board(session: Session | None):
-    """After a lesson link opened: the share box and the board's timer, on for a class page."""
-    on = bool(ensure(session).class_code)
-    return gr.Column(visible=on), gr.Timer(active=on)
+    """After a lesson link opened: the share box and the board's timer, on for a class page;
+    the nickname and the box as the session has them (a reload that found its session goes on
+    sharing, and says so)."""
+    session = ensure(session)
+    on = bool(session.class_code)
+    if not session.share_as:
+        return gr.Column(visible=on), gr.Timer(active=on), gr.skip(), gr.skip()
+    return (gr.Column(visible=on), gr.Timer(active=on), session.share_as,
+            gr.Checkbox(value=True))
 
 
 def wire(board: BoardTab, share: ShareBox, session: gr.State, board_page: gr.Tab) -> None:

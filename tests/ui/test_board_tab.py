@@ -74,6 +74,15 @@ def test_a_page_without_a_class_has_no_board_to_share_to(fresh_board):
     assert board_tab.open_board(learner(new_code()))[1].active is True
 
 
+def test_a_reloaded_page_shows_that_it_is_still_sharing(fresh_board):
+    ada = learner(new_code(), runs=[("run 1", 2.0)])
+    box, timer, nickname, share = board_tab.open_board(ada)
+    assert box.visible and timer.active and isinstance(nickname, SKIP) and isinstance(share, SKIP)
+    board_tab.set_sharing(ada, True, "Ada")
+    _, _, nickname, share = board_tab.open_board(ada)
+    assert nickname == "Ada" and share.value is True
+
+
 def test_the_board_redraws_only_when_its_class_changed(fresh_board):
     code = new_code()
     viewer = learner(code)
