@@ -63,8 +63,12 @@ def _sort(rng: random.Random) -> tuple[str, str]:
 
 
 def _add(rng: random.Random) -> tuple[str, str]:
+    """Every number written from its ones digit, filled to three digits (the sum to four): the
+    digits of one place then stand at fixed distances, where a head can learn to look. (Written
+    as usual, with 1 to 3 digits, the task-add preset learned 0.5% of the held-out sums in 1000
+    steps; this way 96.5%.)"""
     a, b = rng.randint(0, 999), rng.randint(0, 999)
-    return f"{a}+{b}", str(a + b)[::-1]  # the sum written from its last digit, as on paper
+    return f"{a:03d}"[::-1] + "+" + f"{b:03d}"[::-1], f"{a + b:04d}"[::-1]
 
 
 def _brackets(rng: random.Random) -> tuple[str, str]:
@@ -104,6 +108,12 @@ def _reverse_sources(q: str, a: str) -> list[set[int]]:
 
 def _sort_sources(q: str, a: str) -> list[set[int]]:
     return [{j for j, c in enumerate(q) if c == ch} for ch in a]
+
+
+def _add_sources(q: str, a: str) -> list[set[int]]:
+    # the two digits of the place (ones first: 0 and 4, then 1 and 5, 2 and 6); the last digit
+    # of the sum is the hundreds' carry
+    return [{min(i, 2), 4 + min(i, 2)} for i in range(len(a))]
 
 
 def _lookup_sources(q: str, a: str) -> list[set[int]]:
@@ -178,16 +188,17 @@ TASKS: dict[str, Task] = {t.name: t for t in [
              "letters, not from their places."),
          _preset("sort", "Sort letters: 2 layers, 800 steps.", 800),
          0.95, _sort_sources),  # 1.0 measured
-    Task("add", _add, "27+385>214",
-         msg("Addition: add the two numbers. The sum is written from its last digit to its "
-             "first, the way you add on paper, so each digit needs only the digits of the same "
-             "place and the carry."),
-         msg("Expect each digit of the sum to look at the two digits of the same place in the "
-             "numbers, and at the digit before it for the carry: two or three bright cells per "
-             "row, moving left together."),
-         _preset("add", "Add numbers up to 999: 2 layers, 1000 steps (this recipe does not "
-                 "learn addition yet: 0.5% of the held-out sums after 1000 steps).", 1000),
-         0.0),  # 0.005 measured: operands of 1 to 3 digits move the places each digit needs
+    Task("add", _add, "720+583>2140",
+         msg("Addition: add the two numbers. Every number is written backwards, ones digit "
+             "first and filled with zeros (27 is 720, 385 is 583, their sum 412 is 2140): the "
+             "way you add on paper, from the right, so each digit of the sum needs only the two "
+             "digits of its place and the carry."),
+         msg("Expect each digit of the sum to look at the two digits of its place, four "
+             "positions apart in the question (the ones digits first), and at the place before "
+             "for the carry: two or three bright cells per row, moving right together."),
+         _preset("add", "Add numbers up to 999, written ones digit first: 2 layers, 1000 "
+                 "steps.", 1000),
+         0.9, _add_sources),  # 0.965 measured (2 threads)
     Task("brackets", _brackets, "(()())>y",
          msg("Brackets: answer y if the brackets are balanced (every one closed, never closed "
              "before it opened), n if not."),

@@ -31,7 +31,9 @@ CHECKS = {
     "copy": lambda q, a: a == q,
     "reverse": lambda q, a: a == "".join(reversed(q)),
     "sort": lambda q, a: sorted(a) == sorted(q) and list(a) == sorted(a),
-    "add": lambda q, a: int(a[::-1]) == eval(q),  # noqa: S307 (digits and + only)
+    # every number ones digit first, three digits each and four for the sum: 720+583>2140
+    "add": lambda q, a: (len(q) == 7 and len(a) == 4
+                         and int(a[::-1]) == sum(int(n[::-1]) for n in q.split("+"))),
     "brackets": lambda q, a: a == ("y" if balanced(q) else "n"),
     "lookup": lambda q, a: dict(zip(q[:-2:2], q[1:-2:2]))[q[-1]] == a,
 }

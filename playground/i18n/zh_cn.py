@@ -911,15 +911,17 @@ ZH_CN: dict[str, str] = {
     "their places.":
         "预期答案中的每个字母都会去看这个字母在问题里的位置：亮格会跳来跳去，而不是连成一条线，"
         "因为顺序由字母本身决定，而不是由它们的位置决定。",
-    "Addition: add the two numbers. The sum is written from its last digit to its first, the way "
-    "you add on paper, so each digit needs only the digits of the same place and the carry.":
-        "加法：把两个数相加。和从最后一位写到第一位，就像笔算那样，所以每一位只需要两个数同一位上的"
-        "数字和进位。",
-    "Expect each digit of the sum to look at the two digits of the same place in the numbers, and "
-    "at the digit before it for the carry: two or three bright cells per row, moving left "
-    "together.":
-        "预期和的每一位都会去看两个数同一位上的数字，并看前一位以得到进位：每行两三个亮格，"
-        "一起向左移动。",
+    "Addition: add the two numbers. Every number is written backwards, ones digit first and "
+    "filled with zeros (27 is 720, 385 is 583, their sum 412 is 2140): the way you add on paper, "
+    "from the right, so each digit of the sum needs only the two digits of its place and the "
+    "carry.":
+        "加法：把两个数相加。每个数都倒着写，个位在前，不足的位补零（27 写成 720，385 写成 583，"
+        "它们的和 412 写成 2140）：就像笔算那样从右往左算，所以和的每一位只需要同一位上的两个数字和进位。",
+    "Expect each digit of the sum to look at the two digits of its place, four positions apart in "
+    "the question (the ones digits first), and at the place before for the carry: two or three "
+    "bright cells per row, moving right together.":
+        "预期和的每一位都会去看同一位上的两个数字（在问题里相隔四个位置，个位在最前），并看前一位"
+        "以得到进位：每行两三个亮格，一起向右移动。",
     "Brackets: answer y if the brackets are balanced (every one closed, never closed before it "
     "opened), n if not.":
         "括号：如果括号是配对的（每个都闭合了，且没有先闭合再打开），回答 y，否则回答 n。",

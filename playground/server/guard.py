@@ -81,7 +81,7 @@ def field_size(value: Any) -> int:
     limit on the whole list refused the builder as it opens.)
 
     >>> field_size("hello"), field_size(["corpus", "tokenizer"]), field_size(7.5)
-    (5, 11, 3)
+    (5, 9, 3)
     """
     if isinstance(value, str):
         return len(value)

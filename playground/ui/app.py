@@ -188,7 +188,6 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
                 tokenizer = tokenizer_tab.build(session, limit)
             with tab("train"):
                 train = train_tab.build(session, limit)
-                share = board_tab.build_share()  # (a lesson link with a class code shows it)
             with tab("generate") as generate_page:
                 generate = generate_tab.build(session, limit, generate_page)
             with tab("attention"):
@@ -207,7 +206,7 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         tour.overlay()
 
         compare_tab.wire(compare, train, session, tabs, limit, compare_page)
-        board_tab.wire(board, share, session, board_page)
+        board_tab.wire(board, session, board_page)
         restore_link = export_tab.wire(export, session, demo, link_message, corpus.source,
                                        tokenizer.kind, tokenizer.vocab_size, train.settings,
                                        generate.sampling)
@@ -219,17 +218,18 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         corpus.task.change(None, corpus.task, export.lesson_task, js="(name) => name")
         # on load, one chain in a fixed order: a returning browser's session (reattach), the
         # visitor's language and the text the server writes in it, a shared link's settings
-        # and its lesson (what it shows), then what the settings draw: the preset menu with this machine's estimates (a probe,
-        # once per process) and the model's diagram. From then on whatever language the page
+        # and its lesson (what it shows) and class board, then what the settings draw: the
+        # preset menu with this machine's estimates (a probe, once per process) and the model's
+        # diagram. From then on whatever language the page
         # shows (Settings included) is reported by SYNC_JS (.change: a hidden textbox sends no
         # .input events)
         loaded = open_lesson(restore_link(reattach.wire(demo, session, token, tabs, train).then(
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
             api_visibility="private")))
-        loaded.then(board_tab.open_board, session,
-                    [share.box, board.timer, share.nickname, share.share],
-                    api_visibility="private", show_progress="hidden")
+        loaded = loaded.then(board_tab.open_board, session,
+                             [board.timer, board.share.nickname, board.share.share],
+                             api_visibility="private", show_progress="hidden")
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],
                     api_visibility="private", show_progress="hidden").then(

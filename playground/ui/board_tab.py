@@ -1,7 +1,7 @@
-"""The class board on the page: the Class board tab, and "share my runs" on the Train tab.
+"""The class board on the page: its tab, with "share my runs with the class" at the top.
 
-Both show only on a lesson link with a class code (``export.lesson``; ``lesson_view`` hides
-the tab by its class otherwise). What is shared and kept is ``insight.board``'s; here it is
+The tab shows only on a lesson link with a class code (``export.lesson``; ``lesson_view``
+hides it by its class otherwise). What is shared and kept is ``insight.board``'s; here it is
 drawn: a ranking (the learner's nickname, final figures and one sample), the validation curves
 overlaid as on the Compare tab, and the settings that differ with ``compare_tab``'s table. The
 tab asks every ``REFRESH_S`` whether its class's board changed and redraws only then, so a
@@ -31,9 +31,8 @@ REFRESH_S = 4.0  # how often an open board asks whether its class shared somethi
 
 @dataclass
 class ShareBox:
-    """On the Train tab: the nickname and "share my runs with the class" (hidden without a class)."""
+    """The nickname and "share my runs with the class"."""
 
-    box: gr.Column
     nickname: gr.Textbox
     share: gr.Checkbox
     note: gr.Markdown
@@ -41,6 +40,7 @@ class ShareBox:
 
 @dataclass
 class BoardTab:
+    share: ShareBox
     timer: gr.Timer
     seen: gr.State  # the board's version this page shows (insight.board.Board.version)
     note: gr.Markdown
@@ -50,7 +50,7 @@ class BoardTab:
 
 
 def build_share() -> ShareBox:
-    with gr.Column(visible=False, variant="panel", elem_id="class-share") as box:
+    with gr.Column(variant="panel", elem_id="class-share"):
         gr.Markdown(tr("board_share_intro"))
         with gr.Row(equal_height=True):
             nickname = gr.Textbox(label=tr("board_nickname"), info=tr("board_nickname_info"),
@@ -58,18 +58,19 @@ def build_share() -> ShareBox:
             share = gr.Checkbox(False, label=tr("board_share"), info=tr("board_share_info"),
                                 elem_id="class-share-toggle", scale=3)
         note = gr.Markdown(elem_id="class-share-note")
-    return ShareBox(box=box, nickname=nickname, share=share, note=note)
+    return ShareBox(nickname=nickname, share=share, note=note)
 
 
 def build() -> BoardTab:
     gr.Markdown(tr("board_intro"))
+    share = build_share()
     note = gr.Markdown(elem_id="board-note")
     ranking = gr.Dataframe(headers=["#"], label=tr("board_ranking"), interactive=False, wrap=True,
                            elem_id="board-ranking")
     plot = gr.Plot(label=tr("board_plot"), value=compare_figure([]), elem_id="board-plot")
     table = gr.Dataframe(headers=["setting"], label=tr("board_table"), interactive=False,
                          wrap=True, elem_id="board-table")
-    return BoardTab(timer=gr.Timer(REFRESH_S, active=False), seen=gr.State(-1), note=note,
+    return BoardTab(share=share, timer=gr.Timer(REFRESH_S, active=False), seen=gr.State(-1), note=note,
                     ranking=ranking, plot=plot, table=table)
 
 
@@ -108,9 +109,9 @@ def show_board(session: Session | None, seen: int | None):
     entries = BOARD.entries(code)
     runs = [e.record for e in entries]
     if not entries:
-        note = t("No one in this class has shared a run yet. On the Train tab, pick a nickname "
-                 "and tick 'Share my runs with the class': each run you finish then appears "
-                 "here, beside your classmates'.", lang)
+        note = t("No one in this class has shared a run yet. Above, pick a nickname and tick "
+                 "'Share my runs with the class': each run you finish then appears here, beside "
+                 "your classmates'.", lang)
         return (version, note, gr.Dataframe(value=[], headers=["#"]), compare_figure([], lang=lang),
                 gr.Dataframe(value=[], headers=[t("setting", lang)]))
     unit = compare_unit(runs)
@@ -171,20 +172,19 @@ def set_sharing(session: Session | None, share: bool, nickname: str | None):
 
 
 def open_board(session: Session | None):
-    """After a lesson link opened: the share box and the board's timer, on for a class page;
-    the nickname and the box as the session has them (a reload that found its session goes on
-    sharing, and says so)."""
+    """After a lesson link opened: the board's timer, on for a class page; the nickname and the
+    box as the session has them (a reload that found its session goes on sharing, and says so)."""
     session = ensure(session)
     on = bool(session.class_code)
     if not session.share_as:
-        return gr.Column(visible=on), gr.Timer(active=on), gr.skip(), gr.skip()
-    return (gr.Column(visible=on), gr.Timer(active=on), session.share_as,
-            gr.Checkbox(value=True))
+        return gr.Timer(active=on), gr.skip(), gr.skip()
+    return gr.Timer(active=on), session.share_as, gr.Checkbox(value=True)
 
 
-def wire(board: BoardTab, share: ShareBox, session: gr.State, board_page: gr.Tab) -> None:
+def wire(board: BoardTab, session: gr.State, board_page: gr.Tab) -> None:
     """The timer and opening the tab redraw the board; the checkbox and the nickname set
     sharing."""
+    share = board.share
     outputs = [board.seen, board.note, board.ranking, board.plot, board.table]
     board.timer.tick(show_board, [session, board.seen], outputs, queue=False,
                      api_visibility="private", show_progress="hidden")

@@ -178,8 +178,8 @@ def lesson_summary(lesson: Lesson, lang: str) -> str:
     if lesson.tour:
         lines.append(t("The guided tour opens with the page.", lang))
     if lesson.class_code:
-        lines.append(t("Class board: on. Learners who tick 'Share my runs with the class' on the "
-                       "Train tab appear on its Class board tab, best first; open the link "
+        lines.append(t("Class board: on. Learners who tick 'Share my runs with the class' on its "
+                       "Class board tab appear there, best first; open the link "
                        "yourself to watch it (project it for the class). Every link you make "
                        "here keeps this board.", lang))
     header = header_markdown(lesson)

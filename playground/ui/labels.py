@@ -478,8 +478,9 @@ EN: dict[str, str] = {
     "board_ranking": "Ranking",
     "board_plot": "Validation curves of the shared runs",
     "board_table": "Settings that differ, and final figures",
-    "board_share_intro": "**Share with your class.** This lesson has a class board (its own "
-                         "tab): tick the box to put your runs on it under a nickname.",
+    "board_share_intro": "**Share your runs.** Pick a nickname and tick the box: each run you "
+                         "finish on the Train tab then appears on this board, beside your "
+                         "classmates'.",
     "board_nickname": "Nickname",
     "board_nickname_info": "The name your runs have on the board (at most 24 characters).",
     "board_share": "Share my runs with the class",
@@ -894,8 +895,8 @@ ZH_CN: dict[str, str] = {
     "board_ranking": "排名",
     "board_plot": "分享的训练的验证曲线",
     "board_table": "不同的设置与最终数据",
-    "board_share_intro": "**与班级分享。** 这节课有一个班级看板（在它自己的标签页上）：勾选下面的框，"
-                         "就能用昵称把你的训练放上去。",
+    "board_share_intro": "**分享你的训练。** 取一个昵称并勾选下面的框：之后你在训练标签页上完成的每次训练"
+                         "都会出现在这个看板上，和同学们的放在一起。",
     "board_nickname": "昵称",
     "board_nickname_info": "你的训练在看板上显示的名字（最多 24 个字符）。",
     "board_share": "与班级分享我的训练",

@@ -210,10 +210,9 @@ ZH_CN: dict[str, str] = {
     # --- 8 · the class board (board_tab) ----------------------------------------------------------
     "name": "名字",
     "sample": "样例",
-    "No one in this class has shared a run yet. On the Train tab, pick a nickname and tick "
-    "'Share my runs with the class': each run you finish then appears here, beside your "
-    "classmates'.":
-        "这个班级还没有人分享训练。在训练标签页上取一个昵称，勾选“与班级分享我的训练”："
+    "No one in this class has shared a run yet. Above, pick a nickname and tick 'Share my runs "
+    "with the class': each run you finish then appears here, beside your classmates'.":
+        "这个班级还没有人分享训练。在上方取一个昵称，勾选“与班级分享我的训练”："
         "之后你完成的每次训练都会出现在这里，和同学们的放在一起。",
     "Runs this class shared: {n}, best first (by {by}). The board follows new runs as they "
     "finish.":
@@ -228,10 +227,10 @@ ZH_CN: dict[str, str] = {
     "Only its name, settings, loss curve, final figures and one sample are shared: never your "
     "text, tokenizer or model.":
         "只分享训练的名字、设置、损失曲线、最终数据和一段样例：绝不分享你的文本、分词器或模型。",
-    "Class board: on. Learners who tick 'Share my runs with the class' on the Train tab appear "
-    "on its Class board tab, best first; open the link yourself to watch it (project it for the "
+    "Class board: on. Learners who tick 'Share my runs with the class' on its Class board tab "
+    "appear there, best first; open the link yourself to watch it (project it for the "
     "class). Every link you make here keeps this board.":
-        "班级看板：已开启。在训练标签页上勾选“与班级分享我的训练”的学习者会出现在“班级看板”标签页上，"
+        "班级看板：已开启。在“班级看板”标签页上勾选“与班级分享我的训练”的学习者会出现在那里，"
         "成绩最好的排在前面；你自己打开这个链接就能看到它（可以投影给全班看）。你在这里生成的每个链接都沿用这个看板。",
     "Pick the run to start from: train a run first (tab 3).":
         "请选择作为起点的运行：先训练一次（第 3 个标签页）。",

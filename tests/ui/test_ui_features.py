@@ -433,8 +433,8 @@ def test_the_page_load_is_one_chain_in_a_fixed_order():
     while (after := [i for i, fn in fns.items() if fn.trigger_after == at]):
         at = after[0]
         chain.append(fns[at].name)
-    assert chain == ["on_page_load", "restore_from_link", "open_lesson", "show_presets",
-                     "show_diagram"]
+    assert chain == ["on_page_load", "restore_from_link", "open_lesson", "open_board",
+                     "show_presets", "show_diagram"]
 
 
 def test_the_switch_and_the_address_use_gradios_own_translator():
