@@ -19,6 +19,7 @@ import dataclasses
 import gc
 import threading
 import time
+import warnings
 import weakref
 
 import pytest
@@ -222,15 +223,29 @@ def test_soak_many_visitors_in_rounds(monkeypatch, tmp_path):
         assert not worker.is_alive(), f"the soak did not finish in {LIMIT_S} s"
         assert errors == []
         assert len(waits) == USERS * ROUNDS  # the queue served every visitor
-        # no model outlives its session (one may still be on its way out: a worker thread
-        # that wrote the last answer lets go of its generator a moment later; bounded at 60 s)
+        # no visitor's model outlives its session (one may still be on its way out: a worker
+        # thread that wrote the last answer lets go of its generator a moment later; bounded at
+        # 60 s). A visitor's model has the soak's shape; another model made meanwhile is some
+        # earlier test's leftover work in this process (CI twice saw one of the quick preset's
+        # shape, vocabulary 65, which no visitor here trains): named in a warning, with what
+        # holds it, not failed here
+        def visitors(models):
+            return [m for m in models if m.config.block_size == SMALLER["block_size"]
+                    and m.config.n_embd == SMALLER["n_embd"]]
+
         try:
-            wait_until(lambda: [m for m in live(GPT) if m not in before] == [],
+            wait_until(lambda: visitors(m for m in live(GPT) if m not in before) == [],
                        "every visitor's model to be freed")
         except pytest.fail.Exception:
-            kept = [m for m in live(GPT) if m not in before]
+            kept = visitors(m for m in live(GPT) if m not in before)
             pytest.fail("models outlived their sessions:\n" + "\n".join(
                 chain for m in kept for chain in holders(m)) + "\nthreads:\n" + threads_now())
+        foreign = [m for m in live(GPT) if m not in before]
+        if foreign:
+            warnings.warn("models made during the soak by something else in this process are "
+                          "alive after it:\n" + "\n".join(chain for m in foreign[:2]
+                                                          for chain in holders(m)[:6])
+                          + "\nthreads:\n" + threads_now()[:4000], stacklevel=1)
         assert list(app_temp_dir().glob("*")) == []  # every session folder deleted
         grew = figures["final"] - figures["start"]
         rounds = ", ".join(f"after round {r + 1} {figures[f'round {r + 1}']:.0f} MB" for r in range(ROUNDS))
