@@ -120,25 +120,34 @@ def visit(url: str, n: int, downloads: str, waits: list[float], errors: list[str
         client.close()
 
 
-def holders(obj, depth: int = 5) -> list[str]:
-    """Chains of what refers to ``obj`` (types, a dict's key, a frame's function), up to
-    ``depth`` steps, for a failure message: what keeps a model alive."""
+def holders(obj, depth: int = 6, ignore: tuple = ()) -> list[str]:
+    """Chains of what refers to ``obj`` (types, a function's name, a dict's key, a frame's
+    function), up to ``depth`` steps, for a failure message: what keeps a model alive. The
+    lists this walk makes, and ``ignore`` (the caller's own lists), are not followed."""
     import sys
     import types
 
-    chains, seen = [], {id(obj)}
+    chains: list[str] = []
+    seen = {id(obj), id(chains), *(id(i) for i in ignore)}
 
     def name(o) -> str:
         if isinstance(o, types.FrameType):
             return f"frame {o.f_code.co_name} ({o.f_code.co_filename.rsplit('/', 1)[-1]}:{o.f_lineno})"
         if isinstance(o, types.ModuleType):
             return f"module {o.__name__}"
+        if isinstance(o, (types.FunctionType, types.MethodType)):
+            return f"{type(o).__name__} {o.__qualname__} ({getattr(o, '__module__', '')})"
+        if isinstance(o, types.CellType):
+            return "cell"
         return type(o).__qualname__
 
     def walk(o, path):
-        here = sys._getframe()
-        refs = [r for r in gc.get_referrers(o) if id(r) not in seen and r is not here
+        refs = [r for r in gc.get_referrers(o) if id(r) not in seen
                 and not (isinstance(r, types.FrameType) and r.f_code.co_name in ("walk", "holders"))]
+        seen.add(id(refs))
+        here = sys._getframe()
+        refs = [r for r in refs if r is not here and r is not path]
+        seen.add(id(refs))
         if not refs or len(path) > depth:
             chains.append(" <- ".join(path))
             return
@@ -147,10 +156,14 @@ def holders(obj, depth: int = 5) -> list[str]:
             step = name(r)
             if isinstance(r, dict):
                 keys = [k for k, v in r.items() if v is o]
-                step += f"[{keys[0]!r}]" if keys else ""
-            walk(r, path + [step])
+                step += f"[{str(keys[0])[:40]!r}]" if keys else ""
+            nxt = path + [step]
+            seen.add(id(nxt))
+            walk(r, nxt)
 
-    walk(obj, [f"GPT(vocab {obj.config.vocab_size}, {obj.config.n_layer} layers, {obj.config.n_embd} wide)"])
+    first = [f"GPT(vocab {obj.config.vocab_size}, {obj.config.n_layer} layers, {obj.config.n_embd} wide)"]
+    seen.add(id(first))
+    walk(obj, first)
     return chains
 
 
@@ -239,12 +252,13 @@ def test_soak_many_visitors_in_rounds(monkeypatch, tmp_path):
         except pytest.fail.Exception:
             kept = visitors(m for m in live(GPT) if m not in before)
             pytest.fail("models outlived their sessions:\n" + "\n".join(
-                chain for m in kept for chain in holders(m)) + "\nthreads:\n" + threads_now())
+                chain for m in kept for chain in holders(m, ignore=(kept,)))
+                + "\nthreads:\n" + threads_now())
         foreign = [m for m in live(GPT) if m not in before]
         if foreign:
             warnings.warn("models made during the soak by something else in this process are "
                           "alive after it:\n" + "\n".join(chain for m in foreign[:2]
-                                                          for chain in holders(m)[:6])
+                                                          for chain in holders(m, ignore=(foreign,))[:12])
                           + "\nthreads:\n" + threads_now()[:4000], stacklevel=1)
         assert list(app_temp_dir().glob("*")) == []  # every session folder deleted
         grew = figures["final"] - figures["start"]
