@@ -34,6 +34,7 @@ runs the attacks that need no training and no browser (about 25 s; a test runs t
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import re
@@ -754,6 +755,114 @@ def unread_stream(attack: Attack) -> list[Row]:
                             f"{busy.status_code} at once, {again.status_code} after")]
 
 
+
+# 27.4: a model whose every step takes a sizeable share of a second on one thread (25M parameters)
+STEP_RUN = dict(LARGE_RUN, max_steps=2, eval_interval=2, eval_iters=1, sample_tokens=8)
+STEP_PRESS = dict(STEP_RUN, max_steps=1_000, eval_interval=1_000)  # a press steps up to max_steps
+STEP_STOP_S = 10.0  # the attacker's Stop ends the stepping within this (one step, with margin)
+
+
+def step_hold(attack: Attack) -> list[Row]:
+    """27.4: a visitor trains a sizeable model, then presses Step ×100; meanwhile another
+    visitor's Generate, then the attacker's Stop (before: the Generate waited 373 s, 0.8 s
+    alone, and the Stop took about 150 s to act)."""
+    server, rows = attack.server, []
+    victim = _trained_visitor(attack)
+    attacker = visitor(server, attack.address())
+    try:
+        start = time.perf_counter()
+        _generated(victim)
+        alone = time.perf_counter() - start
+        ok, out, trained_s = answer_of(lambda: attacker.predict(False, *_settings(**STEP_RUN),
+                                                                api_name="/train_model"))
+        if not (ok and "Done" in text_of(out)):
+            return [attack.row("27.4", "the attacker's model could not be trained", None, "",
+                               "trained", met=False, response=text_of(out))]
+        press = _settings(**STEP_PRESS)
+        job = attacker.submit("ROMEO:", 0.8, 0, 1.0, *press, api_name="/inside_step_100")
+        time.sleep(5)  # the press under way, its first steps taken
+        pressing = not job.done()
+        start = time.perf_counter()
+        ok, response = _generated(victim)
+        wait = time.perf_counter() - start
+        rows.append(attack.row("27.4", "a second visitor's generate (20 tokens) during Step ×100 "
+                               "of a 25M-parameter model: answered after", wait, "s",
+                               f"<= {SECOND_VISITOR_WAIT_S:.0f} s, answered",
+                               met=ok and pressing and wait <= SECOND_VISITOR_WAIT_S,
+                               response=response,
+                               note=f"alone {alone:.1f} s; the attacker's 2-step run took "
+                                    f"{trained_s:.0f} s; the press "
+                                    f"{'still under way' if not job.done() else 'had ended'} "
+                                    "after the generate" + ("" if pressing else
+                                                            "; THE PRESS ENDED BEFORE IT")))
+        answer_of(lambda: attacker.predict(api_name="/stop_training"))
+        answer_of(lambda: job.result(timeout=CALL_TIMEOUT_S * 4))
+        # Stop, timed on a press of its own (the generate may have waited out the first)
+        job = attacker.submit("ROMEO:", 0.8, 0, 1.0, *press, api_name="/inside_step_100")
+        time.sleep(10)
+        under_way, stopped = not job.done(), time.perf_counter()
+        answer_of(lambda: attacker.predict(api_name="/stop_training"))
+        ended, out, _ = answer_of(lambda: job.result(timeout=CALL_TIMEOUT_S * 4))
+        seconds = time.perf_counter() - stopped
+        rows.append(attack.row("27.4", "...the attacker's Stop, 10 s into another press, ended "
+                               "the stepping after", seconds, "s", f"<= {STEP_STOP_S:.0f} s",
+                               met=ended and under_way and seconds <= STEP_STOP_S,
+                               response=text_of(out) if ended else str(out),
+                               note="" if under_way else "THE PRESS HAD ENDED BEFORE STOP"))
+    finally:
+        answer_of(lambda: attacker.predict(api_name="/stop_training"))
+        attacker.close()
+        victim.close()
+    return rows
+
+
+FORWARDED_JOINS = 600  # each with a new left part of X-Forwarded-For (the issue sent 2,100)
+
+
+def forwarded_flood(attack: Attack) -> list[Row]:
+    """27.5: a visitor trains a long run while an attacker sends ``FORWARDED_JOINS`` joins,
+    each with a new session and a new address written left of its own in X-Forwarded-For
+    (before: 2,100 of 2,100 let in, the visitor's run cut off, its page then answered 429
+    "already has a job waiting or running" to every call). The bench's server trusts the
+    proxy, so the rightmost entry is the client's: the entry a Space's proxy appends."""
+    from playground.runtime.hosting import NEW_SESSIONS_PER_MINUTE as cap
+
+    server, rows = attack.server, []
+    index = fn_indexes(server)["stop_training"]  # a cheap call that opens a session
+    victim, attacker = visitor(server, attack.address()), attack.address()
+    try:
+        job = victim.submit(False, *_settings(max_steps=20_000, eval_interval=20_000),
+                            api_name="/train_model")
+        time.sleep(5)  # the run under way
+        with measured(server) as cost:
+            statuses = [join(server, index, [None], f"xff{i:07d}",
+                             f"198.51.100.{i % 250 + 1}, {attacker}").status_code
+                        for i in range(FORWARDED_JOINS)]
+        let_in = statuses.count(200)
+        rows.append(attack.row("27.5", f"{FORWARDED_JOINS} joins from one client, each with a new "
+                               "X-Forwarded-For address left of its own: let in", let_in,
+                               f"of {FORWARDED_JOINS}", f"<= {cap} a minute",
+                               met=let_in <= cap * max(1, math.ceil(cost.seconds / 60)), cost=cost,
+                               note=f"other answers {sorted(set(statuses) - {200})}; "
+                                    f"{cost.seconds:.0f} s; the server sees "
+                                    "'198.51.100.x, <client>' as a Space's proxy passes it on "
+                                    "(it appends the address it saw)"))
+        going = not job.done()
+        stopped = answer_of(lambda: victim.predict(api_name="/stop_training"))[0]
+        ended, out, _ = answer_of(lambda: job.result(timeout=CALL_TIMEOUT_S))
+        rows.append(attack.row("27.5", "...the visitor's run under way through the flood, then "
+                               "ended by its own Stop", going and ended, "", "yes",
+                               met=going and ended and stopped, response=text_of(out)
+                               if ended else str(out)))
+        ok, out, _ = answer_of(lambda: victim.predict("char", 512, api_name="/train_tokenizer"))
+        rows.append(attack.row("27.5", "...the visitor's next compute job after its run: let in",
+                               ok, "", "yes", met=ok, response=text_of(out)))
+    finally:
+        answer_of(lambda: victim.predict(api_name="/stop_training"))
+        victim.close()
+    return rows
+
+
 NO_SPACES_BYTES = 1_000_000
 
 
@@ -1235,6 +1344,7 @@ def held_models(folder: Path) -> list[Row]:
             cgroup.rmdir()
         except OSError:
             pass
+    return rows
 
 
 SECRET = "SECRET-A " * 2100  # 27.1: visitor A's text, 18,900 characters as in issue 27
@@ -1312,7 +1422,7 @@ def another_visitors_files(attack: Attack) -> list[Row]:
 QUICK = (bypass, disk, injected_link, bodies, smaller, session_flood, another_visitors_files)
 FULL = (bundles, memory_estimate, one_client, one_network, tokenizer_without_spaces, bypass,
         session_flood, disk, injected_link, bodies, smaller, another_visitors_files,
-        unread_stream)
+        unread_stream, step_hold, forwarded_flood)
 NOT_REPLAYED = [
     (8, "the hourly cache sweep of a live session's bundle", "not replayed: Gradio sweeps once an "
      "hour; tests/test_hostile_app.py runs the sweep on a live and an orphaned file"),
