@@ -197,28 +197,32 @@ class Board:
     def version(self, code: str) -> int:
         """A number that changes whenever class ``code``'s board does (0: none yet)."""
         with self._lock:
-            self._forget(self._clock())
+            self._forget(self._clock(), code)
             board = self._classes.get(code)
             return board.version if board is not None else 0
 
     def entries(self, code: str) -> list[Entry]:
         """Class ``code``'s shared runs, best first (``ranked``); none for an unknown code."""
         with self._lock:
-            self._forget(self._clock())
+            self._forget(self._clock(), code)
             board = self._classes.get(code)
             if board is None:
                 return []
             runs, nicknames = list(board.runs), dict(board.nicknames)
         return ranked(_named(runs, nicknames))
 
-    def _forget(self, now: float) -> None:
-        for code in list(self._classes):
-            board = self._classes[code]
+    def _forget(self, now: float, code: str | None = None) -> None:
+        """Drop the runs shared ``KEEP_S`` ago, and the classes left empty: of class ``code``
+        only (a page's timer asks every few seconds), or of every class (a share)."""
+        for name in [code] if code is not None else list(self._classes):
+            board = self._classes.get(name)
+            if board is None:
+                continue
             kept = [s for s in board.runs if now - s.shared_at < KEEP_S]
             if len(kept) < len(board.runs):
                 board.runs, board.version = kept, board.version + 1
             if not board.runs:
-                del self._classes[code]
+                del self._classes[name]
 
 
 def _named(runs: list[_Shared], nicknames: dict[str, str]) -> list[Entry]:

@@ -220,9 +220,8 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
         # visitor's language and the text the server writes in it, a shared link's settings
         # and its lesson (what it shows) and class board, then what the settings draw: the
         # preset menu with this machine's estimates (a probe, once per process) and the model's
-        # diagram. From then on whatever language the page
-        # shows (Settings included) is reported by SYNC_JS (.change: a hidden textbox sends no
-        # .input events)
+        # diagram. From then on whatever language the page shows (Settings included) is
+        # reported by SYNC_JS (.change: a hidden textbox sends no .input events)
         loaded = open_lesson(restore_link(reattach.wire(demo, session, token, tabs, train).then(
             on_page_load, [session, *train.settings],
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
