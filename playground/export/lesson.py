@@ -79,7 +79,7 @@ class Lesson:
         if len(self.text) > MAX_TEXT_CHARS:
             raise ShareError(msg("The lesson's text is longer than {n} characters: shorten it.",
                                  n=MAX_TEXT_CHARS))
-        if not self.tabs or (self.tabs == ("board",) and not self.class_code):
+        if not self.shown_tabs:  # (a board alone, without a class, would show nothing)
             raise ShareError(msg("A lesson shows at least one tab: tick one."))
         unknown = [name for name in self.tabs if name not in TABS]
         unknown += [name for name in self.settings if name not in SETTINGS]
@@ -98,6 +98,11 @@ class Lesson:
         object.__setattr__(self, "tabs", tuple(name for name in TABS if name in self.tabs))
         object.__setattr__(self, "settings",
                            tuple(name for name in SETTINGS if name in self.settings))
+
+    @property
+    def shown_tabs(self) -> tuple[str, ...]:
+        """The tabs the page shows: those named, but the class board without a class code."""
+        return tuple(name for name in self.tabs if name != "board" or self.class_code)
 
     @property
     def hides_settings(self) -> bool:

@@ -15,7 +15,6 @@ the page's settings.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -166,8 +165,7 @@ def lesson_summary(lesson: Lesson, lang: str) -> str:
     """Markdown: what a lesson link shows, then the lesson's box as the page will show it."""
     names = EN_LABELS if lang == "en" else ZH_CN_LABELS
     lines = [t("This lesson shows: {tabs}.", lang,
-               tabs=", ".join(names[f"tab_{name}"] for name in lesson.tabs
-                              if name != "board" or lesson.class_code))]
+               tabs=", ".join(names[f"tab_{name}"] for name in lesson.shown_tabs))]
     lines.append(t("Settings shown: {n} of {total}; the others are hidden and keep this page's "
                    "values (the preset menu and the bundle upload too, since either changes every "
                    "setting).",
@@ -210,12 +208,11 @@ def make_lesson_link(session: Session | None, request: gr.Request | None, source
     groups = (shape, variants, optimisation, evaluation)
     shown = [name for group, names in zip(groups, train_tab.SECTIONS.values())
              for name in (names if group is None else group)]
-    lesson = Lesson(title=title or "", text=text or "",
-                    tabs=TABS if tabs is None else tuple(tabs), settings=tuple(shown),
-                    task=task or "", tour=bool(tour))
     if board:
         class_code = class_code or new_code()
-        lesson = dataclasses.replace(lesson, class_code=class_code)
+    lesson = Lesson(title=title or "", text=text or "",
+                    tabs=TABS if tabs is None else tuple(tabs), settings=tuple(shown),
+                    task=task or "", tour=bool(tour), class_code=class_code if board else "")
     sampling = dict(prompt=prompt, max_new_tokens=max_new_tokens, temperature=temperature,
                     top_k=top_k, top_p=top_p, sample_seed=sample_seed)
     shared = page_settings(source, kind, vocab_size, settings, sampling)

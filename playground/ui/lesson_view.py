@@ -72,9 +72,8 @@ def visibilities(lesson: Lesson) -> list[Any]:
     first shown selected), each setting, each section (hidden when all its settings are),
     Advanced, the preset menu and the bundle upload."""
     shown = set(lesson.settings)
-    shown_tabs = [name for name in lesson.tabs if name != "board" or lesson.class_code]
-    hidden = [f"lesson-hides-{name}" for name in TABS if name not in shown_tabs]
-    first = shown_tabs[0]
+    hidden = [f"lesson-hides-{name}" for name in TABS if name not in lesson.shown_tabs]
+    first = lesson.shown_tabs[0]
     return [gr.update(elem_classes=hidden, **({"selected": first} if first != TABS[0] else {})),
             *(gr.update(visible=name in shown) for name in SETTINGS),
             *(gr.update(visible=bool(shown & set(names))) for names in SECTIONS.values()),
