@@ -19,7 +19,7 @@ from bench.core import Context, Row, check, median
 from playground.config import DEFAULT_PRESET
 from playground.ui import health_panel, inside_tab, tokenizer_tab
 from playground.ui.session import Session
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 SIZES = (DEFAULT_PRESET, "nanogpt-cpu", "nanogpt-gpu")
 SAMPLING = (0.8, 0, 1.0)  # temperature, top-k, top-p as the sliders send them

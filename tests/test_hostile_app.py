@@ -300,7 +300,7 @@ def served_behind_a_proxy():
     """The app launched behind a trusted proxy (its X-Forwarded-For names clients): (demo,
     url, Start's values with the default preset)."""
     from playground.config import DEFAULT_PRESET
-    from playground.ui.settings import PageSettings
+    from playground.settings import PageSettings
 
     hosting.use(dataclasses.replace(hosting.current(), trust_proxy=True))
     demo = build_demo()

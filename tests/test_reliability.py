@@ -15,6 +15,7 @@ import pytest
 import torch
 from gradio_client import Client
 
+from playground import describe
 from playground.checkpoint import load_bundle
 from playground.insight.coach import coach_notes
 from playground.config import ModelConfig, TrainConfig
@@ -85,14 +86,14 @@ def test_stop_download_upload_continue_equals_one_straight_run(monkeypatch, tiny
     assert "Finished all 12 steps" in status
 
     first = ready_session(tiny_text)
-    status_line = train_tab.status_line
+    status_line = describe.status_line
 
     def press_stop_at_step_5(rec, *args):
         if rec.step == 5:  # Stop, pressed while step 5 shows: it reaches the trainer at once
             train_tab.stop_training(first)
         return status_line(rec, *args)
 
-    monkeypatch.setattr(train_tab, "status_line", press_stop_at_step_5)
+    monkeypatch.setattr(describe, "status_line", press_stop_at_step_5)
     session, status, download = finish(train_tab.train_model(
         first, False, *settings(max_steps=total)))
     monkeypatch.undo()

@@ -42,7 +42,7 @@ from typing import Any
 import gradio as gr
 import torch
 
-from playground import ready, runs
+from playground import describe, ready, runs
 from playground.checkpoint import save_bundle
 from playground.export.links import KEYS as LINK_KEYS
 from playground.i18n import normalize_language, t
@@ -52,7 +52,7 @@ from playground.server import gradio_internals
 from playground.train import EvalRecord
 from playground.ui import train_tab
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 log = logging.getLogger("playground.ui")
 
@@ -293,7 +293,7 @@ def _welcome(session: Session, restored: bool) -> str:
 
 def _samples(session: Session) -> str:
     evals = [r for r in session.trained.history if isinstance(r, EvalRecord) and r.sample]
-    return "".join(train_tab.sample_entry(r, session.lang) for r in reversed(evals))
+    return "".join(describe.sample_entry(r, session.lang) for r in reversed(evals))
 
 
 def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings: int, *,

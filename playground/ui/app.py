@@ -32,7 +32,7 @@ from playground.ui.lang import (I18N, tab, PAGE_LANG_ID, SWITCH_CHOICES, SWITCH_
                                 detect_language, follow_page_language, tr)
 from playground.i18n import t
 from playground.ui.session import LIVE_FILES, Session, new_session
-from playground.ui.settings import PageSettings, takes_settings
+from playground.settings import PageSettings, takes_settings
 
 log = logging.getLogger("playground.ui")
 

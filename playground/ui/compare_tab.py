@@ -28,7 +28,7 @@ from playground.ui import train_tab
 from playground.ui.lang import tr
 from playground.ui.loss_panel import X_CHOICES
 from playground.ui.session import Session, ensure, friendly_errors
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 from playground.runtime import hosting
 
 SUMMARY_ROWS = {  # the figures under the settings: the run summary's key, its row title

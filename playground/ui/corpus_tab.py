@@ -17,7 +17,7 @@ from playground.tasks import TASKS, task_corpus, task_note
 from playground.ui.lang import tr
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    uploaded_files)
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 SOURCES = ("Tiny Shakespeare", "Upload files", "Paste text")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # per file and in all; launch(max_file_size=...) matches it

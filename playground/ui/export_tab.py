@@ -31,7 +31,7 @@ from playground.ui.corpus_tab import SOURCES
 from playground.ui.labels import EN as EN_LABELS, ZH_CN as ZH_CN_LABELS
 from playground.ui.lang import detect_language, label, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
-from playground.ui.settings import PageSettings, takes_settings
+from playground.settings import PageSettings, takes_settings
 from playground.runtime import hosting
 from playground.runtime.fairshare import in_turns
 from playground.tasks import TASKS

@@ -26,7 +26,7 @@ from playground.insight.health import health_figure, history_csv
 from playground.train import EndRecord
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure
-from playground.ui.settings import DEFAULTS, PageSettings, takes_settings
+from playground.settings import DEFAULTS, PageSettings, takes_settings
 
 LIVE_INTERVAL_S = 1.0
 CSV_NAME = "loss-history.csv"

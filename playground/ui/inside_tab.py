@@ -30,7 +30,7 @@ from typing import Any
 
 import gradio as gr
 
-from playground import ready, runs
+from playground import describe, ready, runs
 from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.generate import generate_text
 from playground.i18n import error_text, localize, msg, normalize_language, t
@@ -49,7 +49,7 @@ from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
 from playground.trained import TrainedModel
 from playground.ui.session import Session, ensure
-from playground.ui.settings import PageSettings, takes_settings
+from playground.settings import PageSettings, takes_settings
 from playground.runtime import hosting
 from playground.runtime.fairshare import in_turns
 from playground.tasks import best_head, task_of, task_text
@@ -58,7 +58,6 @@ log = logging.getLogger("playground.ui")
 
 MAX_PROMPT_TOKENS = 64  # the forward pass: a prompt whose attention row still reads
 SURPRISE_CHARS = 600  # the validation text offered for the surprise view
-DEFAULT_VOCAB = 65  # the diagram's vocabulary before any tokenizer (as the training tab's)
 STEP_SIZES = (1, 10, 100)  # the stepping buttons: steps trained per press
 STEP_SAMPLE_TOKENS = 120  # the sample written after each press ...
 STEP_SAMPLE_SEED = 1  # ... always with this seed, so two presses' samples differ by the weights
@@ -146,7 +145,7 @@ def show_head_step(session: Session | None, prompt: str, position: float, layer:
 def show_diagram(session: Session | None, settings: PageSettings) -> str:
     """The diagram of the model the training tab's settings describe (HTML)."""
     session = ensure(session)
-    vocab = session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
+    vocab = session.tokenizer.vocab_size if session.tokenizer is not None else describe.DEFAULT_VOCAB
     try:
         model_cfg, _ = settings.configs(vocab)
     except ConfigError as error:
@@ -474,7 +473,7 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
                 elif isinstance(event, (EvalProgress, StepRecord)) \
                         and time.monotonic() - last_push >= 1 / STEP_PUSHES_PER_S:
                     last_push = time.monotonic()
-                    yield status_only(train_tab.eval_line(event, None, lang)
+                    yield status_only(describe.eval_line(event, None, lang)
                                       if isinstance(event, EvalProgress) else
                                       _stepping_line(event, run, steps, lang))
     except Exception as error:  # noqa: BLE001 (said in the status line, never a pill)

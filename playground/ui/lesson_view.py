@@ -22,7 +22,7 @@ from playground.ui.corpus_tab import PREVIEW_CHARS, corpus_summary
 from playground.ui.export_tab import header_markdown, plain_markdown
 from playground.ui.lang import tr
 from playground.ui.session import Session, ensure
-from playground.ui.settings import SETTINGS
+from playground.settings import SETTINGS
 from playground.ui.train_tab import SECTIONS
 
 

@@ -30,34 +30,30 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import statistics
 import time
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import gradio as gr
 
-from playground import estimate
+from playground import describe, estimate
 from playground.checkpoint import load_bundle
 from playground.config import CHOICES, DEFAULT_PRESET, PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import error_text, localize, msg, normalize_language, t
 from playground.insight.baselines import is_tiny_shakespeare
 from playground.insight.coach import loss_meaning
-from playground.model import count_params, estimate_memory
 from playground.plots import loss_figure
 from playground import prepare, runs
 from playground.runtime import fairshare, hosting, zerogpu
-from playground.runtime.device import describe_device, pick_device
-from playground.runtime.files import human_bytes
 from playground.server import guard
 from playground.tokenizer import train_tokenizer
-from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
+from playground.train import EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel
 from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    uploaded_files)
-from playground.ui.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
+from playground.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
                                     PageSettings, takes_settings)  # for the tabs and tests)
 
 log = logging.getLogger("playground.ui")
@@ -82,8 +78,6 @@ def next_push_interval(build_seconds: float) -> float:
     (0.25, 2.0)
     """
     return max(1 / PUSHES_PER_S, 2 * build_seconds / PLOT_TIME_BUDGET)
-DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
-
 
 
 def preset_key(name: str) -> str:
@@ -130,7 +124,7 @@ def configs_from_settings(values: Sequence[Any], vocab_size: int) -> tuple[Model
 
 
 def _vocab_size(session: Session) -> int:
-    return session.tokenizer.vocab_size if session.tokenizer is not None else DEFAULT_VOCAB
+    return session.tokenizer.vocab_size if session.tokenizer is not None else describe.DEFAULT_VOCAB
 
 
 @takes_settings
@@ -143,33 +137,16 @@ def describe_settings(session: Session | None, settings: PageSettings, *, timed:
         model_cfg, train_cfg = settings.configs(_vocab_size(session))
     except ConfigError as error:
         return t("**Check the settings:** {error}", lang, error=error_text(error, lang))
-    key = ("**{params} parameters** · about **{memory}** of memory to train · {tokens} tokens per "
-           "step · {steps} steps."
-           if session.tokenizer else
-           "**{params} parameters** (vocabulary {vocab} until you train a tokenizer) · about "
-           "**{memory}** of memory to train · {tokens} tokens per step · {steps} steps.")
-    summary = t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
-                memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
-                tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
-                steps=f"{train_cfg.max_steps:,}")
-    said = estimate_text(model_cfg, train_cfg, lang, gpu_recipe=_gpu_recipe(settings)) \
+    summary = describe.settings_summary(model_cfg, train_cfg, lang,
+                                        tokenizer_trained=session.tokenizer is not None)
+    said = describe.estimate_text(model_cfg, train_cfg, lang, gpu_recipe=_gpu_recipe(settings)) \
         if timed else ""
     return f"{said}  \n{summary}" if said else summary
 
 
-def device_line(lang: str = "en") -> str:
-    if hosting.current().on_zero_gpu:
-        return t("**Device:** ZeroGPU: a GPU is attached for each stretch of training.", lang)
-    try:
-        return t("**Device:** {device}", lang,
-                 device=localize(describe_device(pick_device("auto")), lang))
-    except Exception:  # a broken driver must not stop the page from loading
-        return t("**Device:** unknown (PyTorch could not describe it).", lang)
-
-
 def show_device(session: Session | None) -> str:
     """On page load: the device line in the visitor's language."""
-    return device_line(ensure(session).lang)
+    return describe.device_line(ensure(session).lang)
 
 
 # --- presets and time estimates -----------------------------------------------------------------
@@ -188,56 +165,6 @@ def matching_preset(settings: PageSettings) -> str | None:
 def _gpu_recipe(settings: PageSettings) -> bool:
     name = matching_preset(settings)
     return name is not None and PRESETS[name].gpu_recipe
-
-
-def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
-                  gpu_recipe: bool = False, timing: estimate.Estimate | None = None) -> str:
-    """About how long a run of these configs takes here, with a warning when that is long or
-    when a GPU recipe would run on a CPU; "" when it cannot be known. On ZeroGPU: what the
-    run costs of the visitor's daily GPU quota (``zerogpu.quota_line``)."""
-    if hosting.current().on_zero_gpu:
-        return localize(zerogpu.quota_line(model_cfg, train_cfg), lang)
-    timing = timing or runs.estimate_here(model_cfg, train_cfg)
-    if timing is None:
-        return ""
-    took = estimate.duration_text(timing.seconds, lang)
-    if gpu_recipe and runs.on_cpu(train_cfg):
-        return t("⚠️ **A GPU recipe:** on this machine's CPU it would take about {time}. Pick a "
-                 "CPU preset here ({preset}, for one), or run it on a machine with a GPU.",
-                 lang, time=took, preset=DEFAULT_PRESET)
-    limit = estimate.long_run_limit()
-    if timing.seconds > limit:
-        return t("⚠️ **About {time}** on this machine: longer than {limit}. Lower the training "
-                 "steps (max_steps, under Advanced) or pick a smaller preset; Stop keeps the "
-                 "model trained so far.", lang, time=took, limit=estimate.duration_text(limit, lang))
-    return t("**About {time}** on this machine.", lang, time=took)
-
-
-def _preset_configs(name: str, vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
-    return PageSettings.preset(name).configs(vocab_size)
-
-
-def preset_choices(lang: str = "en", vocab_size: int = DEFAULT_VOCAB,
-                   timed: bool = True) -> list[tuple[str, str]]:
-    """The preset menu: each preset's name, its estimated time here (when ``timed``) and the
-    validation loss it reaches.
-
-    >>> preset_choices(timed=False)[0][1] == DEFAULT_PRESET
-    True
-    """
-    choices = []
-    for name, preset in PRESETS.items():
-        parts = [name]
-        timing = runs.estimate_here(*_preset_configs(name, vocab_size)) if timed else None
-        if timing is not None:
-            took = estimate.duration_text(timing.seconds, lang)
-            parts.append(t("a GPU recipe: about {time} here", lang, time=took)
-                         if preset.gpu_recipe and runs.on_cpu(preset.train) else
-                         t("about {time} here", lang, time=took))
-        if preset.expected_val_loss is not None:
-            parts.append(t("loss {loss}", lang, loss=f"{preset.expected_val_loss:.2f}"))
-        choices.append((" · ".join(parts), name))
-    return choices
 
 
 def _description(name: str, lang: str) -> str:
@@ -260,7 +187,7 @@ def preset_card(name: str | None, lang: str = "en") -> str:
     preset = PRESETS[name]
     lines = [f"**{name}**: {_description(name, lang)}"]
     if preset.expected_val_loss is not None:
-        meaning = loss_meaning(preset.expected_val_loss, vocab_size=DEFAULT_VOCAB,
+        meaning = loss_meaning(preset.expected_val_loss, vocab_size=describe.DEFAULT_VOCAB,
                                shakespeare_char=True, lang=lang)
         lines.append(t("On Tiny Shakespeare it reaches a validation loss of about **{loss}**. "
                        "{meaning}", lang, loss=f"{preset.expected_val_loss:.2f}",
@@ -279,7 +206,7 @@ def show_presets(session: Session | None, settings: PageSettings) -> tuple:
     the page is written at once and the estimates follow (the first measures this machine)."""
     session = ensure(session)
     name = matching_preset(settings)
-    return (gr.Radio(choices=preset_choices(session.lang, _vocab_size(session)), value=name),
+    return (gr.Radio(choices=describe.preset_choices(session.lang, _vocab_size(session)), value=name),
             preset_card(name, session.lang), describe_settings(session, *settings.as_list()))
 
 
@@ -294,82 +221,6 @@ def on_settings_change(session: Session | None, settings: PageSettings) -> tuple
 
 
 # --- training ---------------------------------------------------------------------------------
-
-def _clock(seconds: float) -> str:
-    seconds = int(max(0, seconds))
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
-        else f"{seconds // 60}:{seconds % 60:02d}"
-
-
-def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: EvalRecord | None,
-                lang: str = "en", left: float | None = None) -> str:
-    """One line of progress: step, speed, elapsed and time left, latest losses.
-
-    ``left`` is the estimate's seconds left (evaluations included); without it, the steps
-    left at the latest speed."""
-    if left is None:
-        per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
-        left = (cfg.max_steps - rec.step) * per_step
-    line = t("**Training:** step {step} / {max_steps} · {tokens_per_s} tokens/s · elapsed "
-             "{elapsed} · about {left} left · train loss {loss}",
-             lang, step=f"{rec.step:,}", max_steps=f"{cfg.max_steps:,}",
-             tokens_per_s=f"{rec.tokens_per_s:,.0f}", elapsed=_clock(rec.elapsed),
-             left=_clock(left), loss=f"{rec.loss:.3f}")
-    if last_eval is not None:
-        line += " · " + t("validation loss {val_loss} (step {step})",
-                          lang, val_loss=f"{last_eval.val_loss:.3f}",
-                          step=f"{last_eval.step:,}")
-    return line
-
-
-def waiting_line(waiting: fairshare.Waiting, started: bool, lang: str = "en") -> str:
-    """The status line while the run waits for its turn on the shared machine.
-
-    >>> waiting_line(fairshare.Waiting(ahead=3, runs=5), False)
-    '**Waiting for a turn:** 3 jobs ahead of yours. Runs here take turns of a fraction of a second, so yours starts soon.'
-    >>> waiting_line(fairshare.Waiting(ahead=1, runs=1), True)
-    "**Waiting for a turn:** another visitor's job is computing; yours goes on in a moment."
-    """
-    if started and waiting.runs > 1:
-        return t("**Waiting for a turn:** {runs} runs share this machine, taking turns; yours "
-                 "goes on in a moment.", lang, runs=f"{waiting.runs:,}")
-    if started:
-        return t("**Waiting for a turn:** another visitor's job is computing; yours goes on in "
-                 "a moment.", lang)
-    if waiting.ahead == 1:
-        return t("**Waiting for a turn:** 1 job ahead of yours. Runs here take turns of a "
-                 "fraction of a second, so yours starts soon.", lang)
-    return t("**Waiting for a turn:** {ahead} jobs ahead of yours. Runs here take turns of a "
-             "fraction of a second, so yours starts soon.", lang, ahead=f"{waiting.ahead:,}")
-
-
-def eval_line(progress: EvalProgress, left: float | None, lang: str = "en") -> str:
-    """The status line while an evaluation runs: how many of its batches are done.
-
-    >>> eval_line(EvalProgress(0, 120, 400), 95.0)
-    '**Evaluating** the model at step 0: 120 / 400 batches · about 1:35 left'
-    """
-    line = t("**Evaluating** the model at step {step}: {done} / {total} batches", lang,
-             step=f"{progress.step:,}", done=f"{progress.done:,}", total=f"{progress.total:,}")
-    if left is not None:
-        line += " · " + t("about {left} left", lang, left=_clock(left))
-    return line
-
-
-def _no_samples_note(cfg: TrainConfig, lang: str) -> str:
-    """What the samples box says before a run that writes none."""
-    if cfg.sample_tokens:
-        return ""
-    return t("This run writes no samples while it trains (sample length, sample_tokens, is 0 "
-             "under Advanced). The Generate tab writes with the model once it is trained.",
-             lang) + "\n\n"
-
-
-def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
-    head = t("── step {step} · validation loss {val_loss} ──",
-             lang, step=f"{rec.step:,}", val_loss=f"{rec.val_loss:.3f}")
-    return f"{head}\n{rec.sample}\n\n"
-
 
 @friendly_errors
 def reserve_run(session: Session | None) -> Session:
@@ -462,7 +313,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             if isinstance(event, runs.Notice):
                 show_notice(event, lang)
             elif isinstance(event, runs.Planned):
-                samples = _no_samples_note(event.trained.train_config, lang)
+                samples = describe.no_samples_note(event.trained.train_config, lang)
                 status = t("**Starting** on {name}…", lang,
                            name=localize(event.trained.corpus.name, lang))
                 if event.timing is not None:
@@ -478,7 +329,7 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
             elif isinstance(event, fairshare.Waiting):
                 # said only when it changes, and by a run under way only after a longer wait than
                 # its turns usually take: each update costs what the runs would train with
-                line, waiting_since = waiting_line(event, began, lang), waiting_since or now
+                line, waiting_since = describe.waiting_line(event, began, lang), waiting_since or now
                 if line != shown and not (began and now - waiting_since < WAIT_NOTE_S):
                     shown = line
                     yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
@@ -493,19 +344,19 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     left = (run.timing.refined(run.trained.history, event.done / event.total).seconds
                             if run.timing else None)
                     last_push, shown = now, ""
-                    yield (session, gr.skip(), eval_line(event, left, lang), samples, gr.skip(),
+                    yield (session, gr.skip(), describe.eval_line(event, left, lang), samples, gr.skip(),
                            gr.skip())
             elif isinstance(event, (StepRecord, EvalRecord)):
                 trained, first_step = run.trained, isinstance(event, StepRecord) and not stepped
                 if isinstance(event, StepRecord):
                     stepped = True
                     left = run.timing.refined(trained.history).seconds if run.timing else None
-                    status = status_line(event, trained.train_config,
+                    status = describe.status_line(event, trained.train_config,
                                          trained.model_config.block_size, last_eval, lang,
                                          left) + on_cpu
                 else:
                     last_eval = event
-                    samples = (sample_entry(event, lang) if event.sample else "") + samples
+                    samples = (describe.sample_entry(event, lang) if event.sample else "") + samples
                     loss_panel.coach(session, trained.history, trained.model_config,
                                      trained.train_config, tokens)
                 # the first step is shown at once: the visitor sees the run has begun
@@ -534,7 +385,7 @@ def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
     """The last update of a run: its plot, how it ended (and where ZeroGPU's quota ran out,
     ``switched``), the download, the coach's notes."""
     trained = done.trained
-    status = _end_status(done.end, done.last_eval, lang, steps=trained.history,
+    status = describe.end_status(done.end, done.last_eval, lang, steps=trained.history,
                          meaning=_meaning(session, trained.history, trained.model_config,
                                           trained.corpus, trained.tokenizer, lang))
     if switched is not None:
@@ -546,59 +397,16 @@ def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
             session.plot.coach)
 
 
-def _recent_train_loss(steps: Sequence[StepRecord]) -> float:
-    """The training loss now: the mean of the last few steps (one step's loss is noisy)."""
-    return statistics.fmean(r.loss for r in steps[-10:])
-
-
-def _latest_loss(history: Sequence) -> tuple[str, float] | None:
-    """("val", loss) when an evaluation came after the last step, else ("train", recent)."""
-    steps = [r for r in history if isinstance(r, StepRecord)]
-    evals = [r for r in history if isinstance(r, EvalRecord)]
-    if evals and (not steps or evals[-1].step >= steps[-1].step):
-        return "val", evals[-1].val_loss
-    return ("train", _recent_train_loss(steps)) if steps else None
-
-
 def _meaning(session: Session, history: Sequence, model_cfg: ModelConfig, corpus, tokenizer,
              lang: str) -> str:
     """One sentence on what the run's latest loss means for its text (``loss_meaning``)."""
-    latest = _latest_loss(history)
+    latest = describe.latest_loss(history)
     if latest is None:
         return ""
     unigram = next((r.value for r in session.plot.references if r.key == "unigram"), None)
     return loss_meaning(latest[1], vocab_size=model_cfg.vocab_size, unigram=unigram,
                         shakespeare_char=is_tiny_shakespeare(corpus.source)
                         and tokenizer.kind == "char", lang=lang)
-
-
-def _end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en", *,
-                steps: Sequence = (), meaning: str = "") -> str:
-    """The run's last status line: how it ended (the trainer's own words), its latest loss
-    (the validation loss when an evaluation came after the last step of ``steps``, else the
-    recent training loss), ``meaning`` (what that loss means for the text), what to do next."""
-    head = {"done": "Done.", "stopped": "Stopped."}.get(
-        end.reason if end else "", "Problem:")
-    said = localize(end.message, lang) if end else t("The run ended.", lang)
-    sentences = [said]
-    step_records = [r for r in steps if isinstance(r, StepRecord)]
-    last_step = step_records[-1].step if step_records else 0
-    if last_eval is not None and last_eval.step >= last_step:
-        sentences.append(t("Last validation loss {val_loss} at step {step} ({val_bpc} bits per "
-                           "character).", lang, val_loss=f"{last_eval.val_loss:.3f}",
-                           step=f"{last_eval.step:,}", val_bpc=f"{last_eval.val_bpc:.2f}"))
-    elif step_records:
-        values = dict(loss=f"{_recent_train_loss(step_records):.3f}", step=f"{last_step:,}")
-        sentences.append(t("Recent training loss {loss} at step {step}.", lang, **values)
-                         if last_eval is None else
-                         t("Recent training loss {loss} at step {step} (no evaluation since step "
-                           "{eval_step}).", lang, eval_step=f"{last_eval.step:,}", **values))
-    if meaning:
-        sentences.append(meaning)
-    sentences.append(t("The model is ready: try the Generate and Attention tabs, or download it "
-                       "below.", lang))
-    gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
-    return f"**{t(head, lang)}** " + gap.join(sentences)
 
 
 @friendly_errors
@@ -683,7 +491,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     with gr.Row(equal_height=False, elem_id="train-first-screen"):
         with gr.Column(scale=2, min_width=300):
             # English and untimed until the page loads (show_presets): no probe at build
-            preset = gr.Radio(preset_choices(timed=False), value=DEFAULT_PRESET,
+            preset = gr.Radio(describe.preset_choices(timed=False), value=DEFAULT_PRESET,
                               label=tr("preset"), info=tr("preset_info"), elem_id="preset-choice")
             with gr.Row():
                 start = gr.Button(tr("start_button"), variant="primary", scale=2, min_width=120,
@@ -706,7 +514,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
             loss_panel.build_options(session, plot)
         with gr.Column(scale=2, min_width=260):
             coach = loss_panel.build_coach()
-    device = gr.Markdown(device_line(), elem_id="train-device")
+    device = gr.Markdown(describe.device_line(), elem_id="train-device")
     # the model the settings build, redrawn as they change (wired with the Inside tab's)
     with gr.Accordion(tr("inside_diagram_title"), open=False, elem_id="train-diagram-box"):
         gr.Markdown(tr("train_diagram_intro"))

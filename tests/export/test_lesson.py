@@ -57,7 +57,7 @@ def test_an_old_link_holds_no_lesson_and_its_settings_are_unchanged():
 def test_the_lesson_keys_are_no_settings_and_the_tabs_are_the_pages():
     assert not set(KEYS) & set(SETTING_KEYS)
     from playground.ui.lang import TABS as PAGE_TABS
-    from playground.ui.settings import SETTINGS as PAGE_SETTINGS
+    from playground.settings import SETTINGS as PAGE_SETTINGS
     assert PAGE_TABS == TABS and set(PAGE_SETTINGS) == set(SETTINGS)
     # read as settings, an older version ignores the lesson's keys, so its links still open there
     assert sorted(decode_settings("v=1&title=x&tabs=train&show=&task=copy").ignored) == sorted(

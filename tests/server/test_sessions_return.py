@@ -29,7 +29,7 @@ from playground.server import reattach
 from playground.ui import corpus_tab, generate_tab, tokenizer_tab, train_tab
 from playground.ui.app import build_demo, launch
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 ENDLESS = dict(max_steps=1_000_000, eval_interval=100_000)
 NO_DEMO = types.SimpleNamespace()  # sweep() of handlers alone: no Gradio entries to look at

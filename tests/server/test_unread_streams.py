@@ -20,7 +20,7 @@ from playground.runtime import sessions
 from playground.server import gradio_internals, reattach
 from playground.ui import train_tab
 from playground.ui.app import build_demo, launch
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 UPDATES = 400  # a run's updates, one every 20 ms or more: 8 s at least
 UPDATE = "x" * 100_000  # what one update carries (a plot's worth)

@@ -11,7 +11,7 @@ from playground.i18n import t
 from playground.insight.board import check_code, new_code
 from playground.ui import export_tab, lesson_view
 from playground.ui.session import Session
-from playground.ui.settings import DEFAULTS, SETTINGS
+from playground.settings import DEFAULTS, SETTINGS
 from playground.ui.train_tab import SECTIONS
 
 SAMPLING = ("ROMEO:", 300, 0.8, 0, 1.0, 0)

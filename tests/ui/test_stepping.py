@@ -17,7 +17,7 @@ from playground.prepare import new_model, prepare_run
 from playground.train import EndRecord, EvalRecord, StepRecord
 from playground.ui import corpus_tab, inside_tab, tokenizer_tab, train_tab
 from playground.ui.session import Session
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 from checks import CJK, page_settings
 

@@ -6,7 +6,7 @@ import pytest
 
 from playground.tasks import TASKS
 from playground.ui import attention_tab, corpus_tab, inside_tab, tokenizer_tab, train_tab
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 from checks import CJK
 

@@ -6,6 +6,7 @@ unnoticed). The browser test (``e2e/test_browser_tour.py``) plays it."""
 import re
 
 from checks import CJK
+from playground import describe
 from playground.i18n import t
 from playground.config import TrainConfig
 from playground.insight.baselines import reference_lines
@@ -43,11 +44,11 @@ def test_every_word_of_the_card_is_in_english_and_chinese():
 def test_a_step_waits_for_what_the_server_really_writes():
     config = TrainConfig(max_steps=60)
     for lang in LANGS:
-        training = train_tab.status_line(StepRecord(12, 12 * 1024, 3.1, 1e-3, 900.0, 1.5), config,
+        training = describe.status_line(StepRecord(12, 12 * 1024, 3.1, 1e-3, 900.0, 1.5), config,
                                          64, None, lang)
         assert re.search(tour.RUN_STARTED, training), training
         assert not re.search(tour.RUN_DONE, training)
-        ended = train_tab._end_status(None, EvalRecord(60, 61_440, 2.4, 2.5, 3.5, 3.6, 6.0), lang)
+        ended = describe.end_status(None, EvalRecord(60, 61_440, 2.4, 2.5, 3.5, 3.6, 6.0), lang)
         assert not re.search(tour.RUN_DONE, ended)  # a run that ended without "done" is a problem
         lines = reference_lines(65, "to be or not to be", "bundled", "char", lang=lang)
         names = [line.label for line in lines if re.search(tour.UNIGRAM_LINE, line.label)]

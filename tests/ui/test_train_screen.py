@@ -9,6 +9,7 @@ from urllib.parse import parse_qsl
 import gradio as gr
 import pytest
 
+from playground import describe
 from playground import estimate, runs
 from playground.config import DEFAULT_PRESET, PRESETS
 from playground.i18n import t
@@ -19,7 +20,7 @@ from playground.train import EvalRecord, StepRecord
 from playground.ui import corpus_tab, export_tab, train_tab
 from playground.ui.app import build_demo, toast_title_css
 from playground.ui.session import Session
-from playground.ui.settings import PageSettings
+from playground.settings import PageSettings
 
 from checks import CJK, page_settings
 
@@ -53,7 +54,7 @@ def toasts(monkeypatch):
 # --- presets and estimates ----------------------------------------------------------------------
 
 def test_each_preset_says_its_time_here_and_the_loss_it_reaches():
-    choices = train_tab.preset_choices("en")
+    choices = describe.preset_choices("en")
     assert [name for _, name in choices] == list(PRESETS)
     for label, name in choices:
         took = estimate.duration_text(seconds(name))
@@ -62,7 +63,7 @@ def test_each_preset_says_its_time_here_and_the_loss_it_reaches():
         assert label.startswith(f"{name} · {expected}"), label
         if p.expected_val_loss is not None:
             assert label.endswith(f" · loss {p.expected_val_loss:.2f}")
-    chinese = dict((name, label) for label, name in train_tab.preset_choices("zh-CN"))
+    chinese = dict((name, label) for label, name in describe.preset_choices("zh-CN"))
     assert f"这里约需 {estimate.duration_text(seconds('tiny'), 'zh-CN')}" in chinese["tiny"]
 
 

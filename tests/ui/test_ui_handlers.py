@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from playground import describe
 from playground.corpus import CorpusError
 from playground.i18n import t
 from playground.train import EndRecord, EvalRecord, StepRecord
@@ -469,7 +470,7 @@ def test_chinese_session_gets_chinese_summaries_progress_and_end_text(tiny_text,
     assert samples.count("── 第 ") == 3 and "验证损失" in samples
 
     # a status written while training, and the end text, as the English page has them
-    english = train_tab._end_status(None, None, "en")
+    english = describe.end_status(None, None, "en")
     assert english == ("**Problem:** The run ended. The model is ready: try the Generate and "
                        "Attention tabs, or download it below.")
 
@@ -490,9 +491,9 @@ def test_english_and_chinese_status_lines_say_the_same_numbers():
     step = StepRecord(step=1234, loss=1.98765, lr=1e-3, tokens=1, elapsed=75.0, tokens_per_s=6400.0)
     evaluation = EvalRecord(step=1200, tokens=1, train_loss=2.0, val_loss=2.04567, train_bpc=2.9,
                             val_bpc=2.95, elapsed=70.0, sample="")
-    en = train_tab.status_line(step, cfg, 16, evaluation)
+    en = describe.status_line(step, cfg, 16, evaluation)
     assert en == ("**Training:** step 1,234 / 2,000 · 6,400 tokens/s · elapsed 1:15 · about 0:07 "
                   "left · train loss 1.988 · validation loss 2.046 (step 1,200)")
-    zh_line = train_tab.status_line(step, cfg, 16, evaluation, "zh-CN")
+    zh_line = describe.status_line(step, cfg, 16, evaluation, "zh-CN")
     assert zh_line == ("**训练中：** 第 1,234 / 2,000 步 · 每秒 6,400 个词元 · 已用 1:15 · 约剩 0:07 · "
                        "训练损失 1.988 · 验证损失 2.046（第 1,200 步）")

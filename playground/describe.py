@@ -1,0 +1,220 @@
+"""What the page says about settings, presets and a run under way, in the visitor's language.
+
+Pure functions from configs, estimates and the trainer's records to Markdown lines (Gradio
+is not imported here): the training tab, the Inside tab's stepping and the server's return
+of a session all write a run's progress with them, and tests read them without a page.
+
+>>> clock(95), clock(3725)
+('1:35', '1:02:05')
+>>> eval_line(EvalProgress(0, 120, 400), 95.0)
+'**Evaluating** the model at step 0: 120 / 400 batches · about 1:35 left'
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Sequence
+
+from playground import estimate, runs
+from playground.config import DEFAULT_PRESET, PRESETS, ModelConfig, TrainConfig
+from playground.i18n import localize, normalize_language, t
+from playground.model import count_params, estimate_memory
+from playground.runtime import fairshare, hosting, zerogpu
+from playground.runtime.device import describe_device, pick_device
+from playground.runtime.files import human_bytes
+from playground.settings import PageSettings
+from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
+
+DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
+
+def settings_summary(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
+                     tokenizer_trained: bool = True) -> str:
+    """Markdown: parameter count, memory to train, tokens per step and steps."""
+    key = ("**{params} parameters** · about **{memory}** of memory to train · {tokens} tokens per "
+           "step · {steps} steps."
+           if tokenizer_trained else
+           "**{params} parameters** (vocabulary {vocab} until you train a tokenizer) · about "
+           "**{memory}** of memory to train · {tokens} tokens per step · {steps} steps.")
+    return t(key, lang, params=f"{count_params(model_cfg):,}", vocab=DEFAULT_VOCAB,
+             memory=human_bytes(estimate_memory(model_cfg, train_cfg)),
+             tokens=f"{train_cfg.batch_size * model_cfg.block_size:,}",
+             steps=f"{train_cfg.max_steps:,}")
+
+
+def device_line(lang: str = "en") -> str:
+    if hosting.current().on_zero_gpu:
+        return t("**Device:** ZeroGPU: a GPU is attached for each stretch of training.", lang)
+    try:
+        return t("**Device:** {device}", lang,
+                 device=localize(describe_device(pick_device("auto")), lang))
+    except Exception:  # a broken driver must not stop the page from loading
+        return t("**Device:** unknown (PyTorch could not describe it).", lang)
+
+
+def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
+                  gpu_recipe: bool = False, timing: estimate.Estimate | None = None) -> str:
+    """About how long a run of these configs takes here, with a warning when that is long or
+    when a GPU recipe would run on a CPU; "" when it cannot be known. On ZeroGPU: what the
+    run costs of the visitor's daily GPU quota (``zerogpu.quota_line``)."""
+    if hosting.current().on_zero_gpu:
+        return localize(zerogpu.quota_line(model_cfg, train_cfg), lang)
+    timing = timing or runs.estimate_here(model_cfg, train_cfg)
+    if timing is None:
+        return ""
+    took = estimate.duration_text(timing.seconds, lang)
+    if gpu_recipe and runs.on_cpu(train_cfg):
+        return t("⚠️ **A GPU recipe:** on this machine's CPU it would take about {time}. Pick a "
+                 "CPU preset here ({preset}, for one), or run it on a machine with a GPU.",
+                 lang, time=took, preset=DEFAULT_PRESET)
+    limit = estimate.long_run_limit()
+    if timing.seconds > limit:
+        return t("⚠️ **About {time}** on this machine: longer than {limit}. Lower the training "
+                 "steps (max_steps, under Advanced) or pick a smaller preset; Stop keeps the "
+                 "model trained so far.", lang, time=took, limit=estimate.duration_text(limit, lang))
+    return t("**About {time}** on this machine.", lang, time=took)
+
+
+def preset_configs(name: str, vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
+    return PageSettings.preset(name).configs(vocab_size)
+
+
+def preset_choices(lang: str = "en", vocab_size: int = DEFAULT_VOCAB,
+                   timed: bool = True) -> list[tuple[str, str]]:
+    """The preset menu: each preset's name, its estimated time here (when ``timed``) and the
+    validation loss it reaches.
+
+    >>> preset_choices(timed=False)[0][1] == DEFAULT_PRESET
+    True
+    """
+    choices = []
+    for name, preset in PRESETS.items():
+        parts = [name]
+        timing = runs.estimate_here(*preset_configs(name, vocab_size)) if timed else None
+        if timing is not None:
+            took = estimate.duration_text(timing.seconds, lang)
+            parts.append(t("a GPU recipe: about {time} here", lang, time=took)
+                         if preset.gpu_recipe and runs.on_cpu(preset.train) else
+                         t("about {time} here", lang, time=took))
+        if preset.expected_val_loss is not None:
+            parts.append(t("loss {loss}", lang, loss=f"{preset.expected_val_loss:.2f}"))
+        choices.append((" · ".join(parts), name))
+    return choices
+
+
+def clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+        else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def status_line(rec: StepRecord, cfg: TrainConfig, block_size: int, last_eval: EvalRecord | None,
+                lang: str = "en", left: float | None = None) -> str:
+    """One line of progress: step, speed, elapsed and time left, latest losses.
+
+    ``left`` is the estimate's seconds left (evaluations included); without it, the steps
+    left at the latest speed."""
+    if left is None:
+        per_step = cfg.batch_size * block_size / rec.tokens_per_s if rec.tokens_per_s > 0 else 0.0
+        left = (cfg.max_steps - rec.step) * per_step
+    line = t("**Training:** step {step} / {max_steps} · {tokens_per_s} tokens/s · elapsed "
+             "{elapsed} · about {left} left · train loss {loss}",
+             lang, step=f"{rec.step:,}", max_steps=f"{cfg.max_steps:,}",
+             tokens_per_s=f"{rec.tokens_per_s:,.0f}", elapsed=clock(rec.elapsed),
+             left=clock(left), loss=f"{rec.loss:.3f}")
+    if last_eval is not None:
+        line += " · " + t("validation loss {val_loss} (step {step})",
+                          lang, val_loss=f"{last_eval.val_loss:.3f}",
+                          step=f"{last_eval.step:,}")
+    return line
+
+
+def waiting_line(waiting: fairshare.Waiting, started: bool, lang: str = "en") -> str:
+    """The status line while the run waits for its turn on the shared machine.
+
+    >>> waiting_line(fairshare.Waiting(ahead=3, runs=5), False)
+    '**Waiting for a turn:** 3 jobs ahead of yours. Runs here take turns of a fraction of a second, so yours starts soon.'
+    >>> waiting_line(fairshare.Waiting(ahead=1, runs=1), True)
+    "**Waiting for a turn:** another visitor's job is computing; yours goes on in a moment."
+    """
+    if started and waiting.runs > 1:
+        return t("**Waiting for a turn:** {runs} runs share this machine, taking turns; yours "
+                 "goes on in a moment.", lang, runs=f"{waiting.runs:,}")
+    if started:
+        return t("**Waiting for a turn:** another visitor's job is computing; yours goes on in "
+                 "a moment.", lang)
+    if waiting.ahead == 1:
+        return t("**Waiting for a turn:** 1 job ahead of yours. Runs here take turns of a "
+                 "fraction of a second, so yours starts soon.", lang)
+    return t("**Waiting for a turn:** {ahead} jobs ahead of yours. Runs here take turns of a "
+             "fraction of a second, so yours starts soon.", lang, ahead=f"{waiting.ahead:,}")
+
+
+def eval_line(progress: EvalProgress, left: float | None, lang: str = "en") -> str:
+    """The status line while an evaluation runs: how many of its batches are done.
+
+    >>> eval_line(EvalProgress(0, 120, 400), 95.0)
+    '**Evaluating** the model at step 0: 120 / 400 batches · about 1:35 left'
+    """
+    line = t("**Evaluating** the model at step {step}: {done} / {total} batches", lang,
+             step=f"{progress.step:,}", done=f"{progress.done:,}", total=f"{progress.total:,}")
+    if left is not None:
+        line += " · " + t("about {left} left", lang, left=clock(left))
+    return line
+
+
+def no_samples_note(cfg: TrainConfig, lang: str) -> str:
+    """What the samples box says before a run that writes none."""
+    if cfg.sample_tokens:
+        return ""
+    return t("This run writes no samples while it trains (sample length, sample_tokens, is 0 "
+             "under Advanced). The Generate tab writes with the model once it is trained.",
+             lang) + "\n\n"
+
+
+def sample_entry(rec: EvalRecord, lang: str = "en") -> str:
+    head = t("── step {step} · validation loss {val_loss} ──",
+             lang, step=f"{rec.step:,}", val_loss=f"{rec.val_loss:.3f}")
+    return f"{head}\n{rec.sample}\n\n"
+
+
+def recent_train_loss(steps: Sequence[StepRecord]) -> float:
+    """The training loss now: the mean of the last few steps (one step's loss is noisy)."""
+    return statistics.fmean(r.loss for r in steps[-10:])
+
+
+def latest_loss(history: Sequence) -> tuple[str, float] | None:
+    """("val", loss) when an evaluation came after the last step, else ("train", recent)."""
+    steps = [r for r in history if isinstance(r, StepRecord)]
+    evals = [r for r in history if isinstance(r, EvalRecord)]
+    if evals and (not steps or evals[-1].step >= steps[-1].step):
+        return "val", evals[-1].val_loss
+    return ("train", recent_train_loss(steps)) if steps else None
+
+
+def end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en", *,
+                steps: Sequence = (), meaning: str = "") -> str:
+    """The run's last status line: how it ended (the trainer's own words), its latest loss
+    (the validation loss when an evaluation came after the last step of ``steps``, else the
+    recent training loss), ``meaning`` (what that loss means for the text), what to do next."""
+    head = {"done": "Done.", "stopped": "Stopped."}.get(
+        end.reason if end else "", "Problem:")
+    said = localize(end.message, lang) if end else t("The run ended.", lang)
+    sentences = [said]
+    step_records = [r for r in steps if isinstance(r, StepRecord)]
+    last_step = step_records[-1].step if step_records else 0
+    if last_eval is not None and last_eval.step >= last_step:
+        sentences.append(t("Last validation loss {val_loss} at step {step} ({val_bpc} bits per "
+                           "character).", lang, val_loss=f"{last_eval.val_loss:.3f}",
+                           step=f"{last_eval.step:,}", val_bpc=f"{last_eval.val_bpc:.2f}"))
+    elif step_records:
+        values = dict(loss=f"{recent_train_loss(step_records):.3f}", step=f"{last_step:,}")
+        sentences.append(t("Recent training loss {loss} at step {step}.", lang, **values)
+                         if last_eval is None else
+                         t("Recent training loss {loss} at step {step} (no evaluation since step "
+                           "{eval_step}).", lang, eval_step=f"{last_eval.step:,}", **values))
+    if meaning:
+        sentences.append(meaning)
+    sentences.append(t("The model is ready: try the Generate and Attention tabs, or download it "
+                       "below.", lang))
+    gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
+    return f"**{t(head, lang)}** " + gap.join(sentences)
