@@ -1,4 +1,4 @@
-"""The command line: ``python -m playground train | generate | presets | info | upgrade``.
+"""The command line: ``python -m playground train | generate | presets | settings | info | upgrade``.
 
 The same code path as the app: a corpus, a tokenizer, a ``GPT`` and a ``Trainer`` whose
 records this module prints. Every ``ModelConfig`` and ``TrainConfig`` field has a flag of
@@ -42,6 +42,7 @@ from playground.config import (
     SampleConfig,
     TrainConfig,
     replace,
+    setting_text,
 )
 from playground.tasks import TASKS
 from playground.tokenizer import KINDS as TOKENIZER_KINDS
@@ -117,6 +118,12 @@ def build_parser() -> argparse.ArgumentParser:
     presets = commands.add_parser("presets", help="list the presets")
     presets.set_defaults(handler=cmd_presets)
 
+    settings = commands.add_parser(
+        "settings", help="every setting as a Markdown table (docs/SETTINGS.md)",
+        description="Print every setting's name, label, help, default and choices as the "
+                    "Markdown of docs/SETTINGS.md.")
+    settings.set_defaults(handler=cmd_settings)
+
     info = commands.add_parser("info", help="describe a bundle")
     info.add_argument("bundle", type=Path)
     info.set_defaults(handler=cmd_info)
@@ -132,13 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_config_flags(parser, cls, names, title, part) -> None:
-    """One flag per dataclass field, typed from its annotation; the help shows preset values."""
+    """One flag per dataclass field, typed from its annotation; the help is the setting's own
+    (the page's, from its config field), then the presets' values."""
     group = parser.add_argument_group(title)
     hints = typing.get_type_hints(cls)
     for name in names:
         kind = hints[name]
         values = ", ".join(f"{p.name} {getattr(part(p), name)}" for p in PRESETS.values())
-        help_text = f"presets: {values}"
+        help_text = f"{setting_text(name)[1]} presets: {values}".replace("%", "%%")  # argparse formats %
         if kind is bool:
             group.add_argument(f"--{name}", action=argparse.BooleanOptionalAction, default=None,
                                help=help_text)
@@ -490,6 +498,36 @@ def cmd_presets(args: argparse.Namespace) -> int:
         print(f"    train: max_steps={t.max_steps} batch_size={t.batch_size} lr={t.lr:g} "
               f"min_lr={t.min_lr:g} warmup_steps={t.warmup_steps} eval_interval={t.eval_interval}")
     return 0
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    print(settings_markdown(), end="")
+    return 0
+
+
+def settings_markdown() -> str:
+    """docs/SETTINGS.md: a table of every setting, written from the config fields.
+
+    >>> print(next(row for row in settings_markdown().splitlines() if "`n_layer`" in row))
+    | `n_layer` | layers (n_layer) | Number of Transformer blocks stacked on top of each other. | 4 |  |
+    """
+    lines = ["# Every setting", "",
+             "Generated from the fields of `ModelConfig` and `TrainConfig` (`playground/config.py`)",
+             "by `python -m playground settings > docs/SETTINGS.md`: change a text there, not here.",
+             "Each setting is a flag of `python -m playground train` (`--n_layer 3`; a yes-or-no",
+             "one is `--bias` or `--no-bias`) and a control under Advanced on the page, which shows",
+             "the same label and help (in Chinese too). The default is the config's own: a preset",
+             "sets its values over it (`python -m playground train --help` lists them)."]
+    for title, cls in (("The model (ModelConfig)", ModelConfig), ("Training (TrainConfig)", TrainConfig)):
+        lines += ["", f"## {title}", "", "| Setting | Label | What it does | Default | Choices |",
+                  "|---|---|---|---|---|"]
+        for field in dataclasses.fields(cls):
+            label, info = setting_text(field.name)
+            default = f"{field.default:g}" if isinstance(field.default, float) else field.default
+            choices = ", ".join(f"`{c}`" for c in CHOICES.get(field.name, ()))
+            cells = [f"`{field.name}`", label, info, str(default), choices]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def cmd_info(args: argparse.Namespace) -> int:

@@ -1,8 +1,10 @@
 """Typed settings for the model and for training, and the named presets.
 
 Every field has the same name in code, in the CLI (``--n_embd``) and in the page, so one
-vocabulary runs through the project. Each config checks itself when built and raises a
-``ConfigError`` whose message says what is wrong in plain words and what to do instead.
+vocabulary runs through the project, and carries its label and one-line help in English and
+Chinese (``setting_text``), which the page, the CLI's ``--help`` and docs/SETTINGS.md show.
+Each config checks itself when built and raises a ``ConfigError`` whose message says what is
+wrong in plain words and what to do instead.
 
 >>> cfg = ModelConfig(n_embd=96, n_head=4)
 >>> cfg.head_size
@@ -69,50 +71,134 @@ def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
                               value=repr(value)))
 
 
+def _setting(default: Any, label: str, info: str, label_zh: str, info_zh: str) -> Any:
+    """A config field with its label and its one-line help, in English then in Chinese: the
+    page's Advanced settings, the CLI's ``--help`` and docs/SETTINGS.md all read them here."""
+    return field(default=default, metadata={"en": (label, info), "zh-CN": (label_zh, info_zh)})
+
+
 @dataclass
 class ModelConfig:
     """The shape and the architecture variants of a decoder-only Transformer."""
 
-    vocab_size: int = 65  # 65 distinct characters in Tiny Shakespeare
-    block_size: int = 64  # context length: how many tokens the model sees at once
-    n_layer: int = 4
-    n_head: int = 4
-    n_embd: int = 128  # the width of every token's vector
-    dropout: float = 0.0  # 0 for small data and short runs; 0.1-0.2 once a model overfits
-    bias: bool = False  # nanoGPT: no biases is slightly better and faster
-    pos: str = "learned"  # learned | sinusoidal | rope | none
-    norm: str = "layernorm"  # layernorm | rmsnorm
-    norm_placement: str = "pre"  # pre (GPT-2 and later) | post (the 2017 paper)
-    activation: str = "gelu"  # gelu | relu | relu2 (squared ReLU, modded-nanogpt) | swiglu
-    mlp_ratio: float = 4.0  # feed-forward width = mlp_ratio * n_embd (2/3 of it for swiglu)
-    tie_weights: bool = True  # the output layer reuses the token embedding matrix
-    scale_embedding: bool = False  # multiply token embeddings by sqrt(n_embd), as in the 2017 paper
-    # RMSNorm (with a learned gain) of each head's queries and keys before RoPE and the dot
-    # product, as in Qwen3 (OLMo-2 norms all heads together): the attention logits then
-    # follow the gains, not the growing size of the query and key weights
-    qk_norm: bool = False
-    # zero the projections that write into the residual stream (attention and feed-forward
-    # proj) and the output head, as modded-nanogpt does: every block starts as the identity and
-    # the first prediction is uniform. A tied head is the token embedding, so it keeps its draw
-    zero_init: bool = False
-    # before attention and before the feed-forward layer, the first half of each position's
-    # numbers are the previous position's (RWKV's token shift): a character model gets the
-    # letter before for free instead of spending a head on it, with no weights added
-    token_shift: bool = False
-    # an embedding of each (previous token, token) pair added to the token's own embedding (the
-    # bigram embedding of the modded-nanogpt speedrun): which two letters come in a row is most
-    # of what a character model learns first, and here it is one table look-up. One row per
-    # pair up to BIGRAM_MAX_ROWS rows (a character vocabulary's 65 x 65 fit), hashed beyond
-    bigram: bool = False
-    # a token embedding of its own per layer, added to the attention's values (modded-nanogpt's
-    # value embeddings): every layer's heads can pass on which token sits where, not only what
-    # the residual stream still says about it
-    value_embed: bool = False
-    # squash the logits smoothly into (-logit_softcap, logit_softcap) with cap * tanh(x / cap),
-    # as Gemma 2 and modded-nanogpt do: a confident model cannot push them without bound. 0: off
-    logit_softcap: float = 0.0
-    rope_base: float = 10000.0
-    norm_eps: float = 1e-5
+    # 65 distinct characters in Tiny Shakespeare
+    vocab_size: int = _setting(
+        65, "vocabulary size (vocab_size)",
+        "How many different tokens the model knows; set by the tokenizer.",
+        "词表大小 (vocab_size)", "模型认识多少种不同的词元；由分词器决定。")
+    block_size: int = _setting(
+        64, "context length (block_size)",
+        "Context length: how many tokens the model reads at once.",
+        "上下文长度 (block_size)", "上下文长度：模型一次读入多少个词元。")
+    n_layer: int = _setting(
+        4, "layers (n_layer)", "Number of Transformer blocks stacked on top of each other.",
+        "层数 (n_layer)", "堆叠在一起的 Transformer 块的数量。")
+    n_head: int = _setting(
+        4, "attention heads (n_head)",
+        "Attention heads per block; n_embd must divide evenly among them.",
+        "注意力头数 (n_head)", "每个块的注意力头数；n_embd 必须能被它整除。")
+    n_embd: int = _setting(
+        128, "width (n_embd)", "Width: the length of each token's vector inside the model.",
+        "宽度 (n_embd)", "宽度：模型内部每个词元向量的长度。")
+    # 0 for small data and short runs; 0.1-0.2 once a model overfits
+    dropout: float = _setting(
+        0.0, "dropout",
+        "While training, randomly switch off this share of the model's numbers so it cannot lean "
+        "on any one of them; helps against overfitting.",
+        "丢弃率 (dropout)",
+        "训练时随机关掉这一比例的数值，让模型不能只依赖其中某一个；有助于防止过拟合。")
+    # nanoGPT: no biases is slightly better and faster
+    bias: bool = _setting(
+        False, "bias", "Give linear layers and norms a bias term (nanoGPT leaves it out).",
+        "偏置 (bias)", "给线性层和归一化层加上偏置项（nanoGPT 不用）。")
+    pos: str = _setting(
+        "learned", "position encoding (pos)",
+        "How the model knows token order: learned table, fixed sines, RoPE rotation, or none.",
+        "位置编码 (pos)", "模型如何知道词元的顺序：可学习的表、固定的正弦、RoPE 旋转，或者不用。")
+    norm: str = _setting(
+        "layernorm", "normalisation (norm)",
+        "LayerNorm (GPT-2) or RMSNorm (Llama): keeps the numbers in a healthy range.",
+        "归一化 (norm)", "LayerNorm（GPT-2）或 RMSNorm（Llama）：让数值保持在合适的范围内。")
+    norm_placement: str = _setting(
+        "pre", "norm placement (norm_placement)",
+        "Normalise before each sub-layer (pre, modern) or after it (post, 2017 paper).",
+        "归一化位置 (norm_placement)",
+        "在每个子层之前归一化（pre，现代做法）或之后（post，2017 年论文）。")
+    activation: str = _setting(
+        "gelu", "activation",
+        "The feed-forward non-linearity: GELU (GPT-2), ReLU (2017), ReLU² (relu2: ReLU squared, "
+        "the modded-nanogpt speedrun), SwiGLU (Llama).",
+        "激活函数 (activation)",
+        "前馈层的非线性函数：GELU（GPT-2）、ReLU（2017）、ReLU²（relu2：ReLU 的平方，"
+        "modded-nanogpt 速通所用）、SwiGLU（Llama）。")
+    # feed-forward width = mlp_ratio * n_embd (2/3 of it for swiglu)
+    mlp_ratio: float = _setting(
+        4.0, "feed-forward ratio (mlp_ratio)",
+        "The feed-forward layer is this many times wider than n_embd.",
+        "前馈层倍数 (mlp_ratio)", "前馈层的宽度是 n_embd 的这么多倍。")
+    tie_weights: bool = _setting(
+        True, "tie input and output embeddings (tie_weights)",
+        "The output layer reuses the input embedding matrix (fewer parameters).",
+        "输入输出嵌入共享 (tie_weights)", "输出层复用输入的嵌入矩阵（参数更少）。")
+    scale_embedding: bool = _setting(
+        False, "scale embeddings (scale_embedding)",
+        "Multiply token embeddings by sqrt(n_embd), as the 2017 paper did.",
+        "缩放嵌入 (scale_embedding)", "像 2017 年论文那样，把词元嵌入乘以 sqrt(n_embd)。")
+    # RMSNorm with a learned gain, before RoPE; per head as Qwen3 (OLMo-2 norms all heads at once)
+    qk_norm: bool = _setting(
+        False, "normalise queries and keys (qk_norm)",
+        "RMS-normalise each head's queries and keys before attention (Qwen3); keeps attention "
+        "scores from growing with the weights.",
+        "归一化查询和键 (qk_norm)",
+        "在注意力之前，对每个头的查询和键做 RMS 归一化（Qwen3）；让注意力分数不随权重变大而膨胀。")
+    # the attention and feed-forward proj and the head; a tied head (the embedding) keeps its draw
+    zero_init: bool = _setting(
+        False, "zero-initialised outputs (zero_init)",
+        "Start every block's output projection at zero, and the output layer too when it is not "
+        "tied (modded-nanogpt): each block starts by passing its input through.",
+        "输出层零初始化 (zero_init)",
+        "把每个块的输出投影初始化为零，输出层未共享时也置零（modded-nanogpt）："
+        "每个块一开始只是把输入原样传下去。")
+    # a character model gets the letter before for free, not by spending a head on it
+    token_shift: bool = _setting(
+        False, "look at the previous token (token_shift)",
+        "Before attention and the MLP, half of each token's numbers are replaced by the token "
+        "before's (RWKV's token shift). No new weights, cheap, and a character model learns "
+        "faster with it.",
+        "看一眼前一个词元 (token_shift)",
+        "在注意力和 MLP 之前，把每个词元的一半数字换成前一个词元的（RWKV 的 token shift）。"
+        "不增加权重，代价很小，字符级模型学得更快。")
+    # one row per pair up to BIGRAM_MAX_ROWS rows (65 characters' 65 x 65 fit), hashed beyond
+    bigram: bool = _setting(
+        False, "embed each pair of tokens (bigram)",
+        "Add a learned vector for each (previous token, token) pair to the token's embedding "
+        "(modded-nanogpt). Which two letters come in a row is looked up, not learned by "
+        "attention first.",
+        "嵌入相邻两个词元 (bigram)",
+        "为每一对（前一个词元，当前词元）学一个向量，加到词元嵌入上（modded-nanogpt）。"
+        "哪两个字母相连直接查表得到，不必先靠注意力学会。")
+    value_embed: bool = _setting(
+        False, "value embeddings (value_embed)",
+        "Each layer gets its own token embedding, added to its attention values "
+        "(modded-nanogpt): heads can pass on which token sits where.",
+        "值嵌入 (value_embed)",
+        "每一层有自己的词元嵌入，加到该层注意力的值（value）上（modded-nanogpt）："
+        "注意力头能直接传递每个位置是哪个词元。")
+    logit_softcap: float = _setting(
+        0.0, "logit soft-cap (logit_softcap)",
+        "Squash the output scores into ±cap with cap·tanh(x/cap), as Gemma 2 does, so a "
+        "confident model cannot push them without bound. 0: off.",
+        "输出分数软上限 (logit_softcap)",
+        "用 cap·tanh(x/cap) 把输出分数压到 ±cap 以内（同 Gemma 2），"
+        "让过于自信的模型无法把分数无限推高。0 表示关闭。")
+    rope_base: float = _setting(
+        10000.0, "RoPE base (rope_base)",
+        "RoPE's base frequency; larger values suit longer contexts.",
+        "RoPE 基数 (rope_base)", "RoPE 的基础频率；越大越适合更长的上下文。")
+    norm_eps: float = _setting(
+        1e-5, "norm epsilon (norm_eps)",
+        "A tiny number added inside the norm so it never divides by zero.",
+        "归一化 epsilon (norm_eps)", "加在归一化里的一个极小的数，避免除以零。")
 
     def __post_init__(self) -> None:
         _check_int("vocab_size", self.vocab_size, 2, 1_000_000)
@@ -164,47 +250,142 @@ class ModelConfig:
 class TrainConfig:
     """How to train: optimiser, schedule, evaluation, device and precision."""
 
-    max_steps: int = 2000
-    batch_size: int = 12  # sequences per step (the global batch, whatever the process count)
-    grad_accum: int = 1  # micro-steps per optimiser step; batch_size is split among them
-    lr: float = 1e-3  # peak learning rate, reached after the warmup
-    min_lr: float = 1e-4  # the cosine decay ends here (about lr / 10, per Chinchilla)
-    warmup_steps: int = 100
-    lr_decay_steps: int = 0  # 0 means decay over the whole run (max_steps)
-    weight_decay: float = 0.1  # applied to matrices only, never to norms, biases or embeddings' gains
-    beta1: float = 0.9
-    beta2: float = 0.99  # 0.99 instead of 0.999: each step sees few tokens
-    grad_clip: float = 1.0  # 0 turns clipping off
-    # adamw: AdamW for every weight (nanoGPT). muon: Muon for the 2-D matrices inside the
-    # blocks (attention and feed-forward), AdamW at lr for the embeddings, head, norms, biases
-    optimizer: str = "adamw"
-    # Muon's peak learning rate: Muon steps each matrix by an orthogonalised direction of fixed
-    # size, so its rate is a different unit from AdamW's and ~10x larger; the schedule scales
-    # it by the same factor as lr (warmup, cosine to min_lr / lr of it)
-    muon_lr: float = 0.02
-    muon_momentum: float = 0.95  # Muon's momentum (Nesterov); AdamW keeps beta1 and beta2
-    # Newton-Schulz with the Polar Express coefficients (Amsel et al., 2025: one set per
-    # iteration, each the best for the spread of singular values left), not torch's one set
-    # for every iteration: the same five iterations come closer to an orthogonal step
-    polar_express: bool = False
-    label_smoothing: float = 0.0
-    eval_interval: int = 250  # steps between evaluations of train and validation loss
-    eval_iters: int = 20  # batches averaged per evaluation
-    # batches of the evaluation at step 0 only (0: eval_iters, like every other): a new model's
-    # loss is about ln(vocab_size) on any batch, so a few measure it as well as many
-    first_eval_iters: int = 0
-    sample_tokens: int = 0  # tokens of sample text generated at each evaluation (0: none)
-    val_fraction: float = 0.1  # the last 10% of the text is held out, as in nanoGPT
-    seed: int = 1337
-    # separate: batches and evaluations draw from their own seeded streams, so a change to the
-    # model or to the evaluations never changes which batches a run sees (for comparisons);
-    # nanogpt: one stream in nanoGPT's order (initial weights, first batch, then each
-    # evaluation after the next step's batch), so a nanoGPT recipe gives nanoGPT's numbers
-    rng_stream: str = "separate"
-    device: str = "auto"  # auto picks CUDA, then Apple MPS, then CPU
-    dtype: str = "auto"  # auto: bfloat16 where the hardware is fast at it, else float32
-    compile: bool = False  # torch.compile: faster steps after a warm-up of ~30 s on CPU
-    threads: int = 0  # CPU threads; 0 lets PyTorch decide
+    max_steps: int = _setting(
+        2000, "training steps (max_steps)",
+        "How many optimiser steps to train for (the run's length).",
+        "训练步数 (max_steps)", "训练多少个优化步（运行的长度）。")
+    # the global batch, whatever the process count
+    batch_size: int = _setting(
+        12, "batch size (batch_size)",
+        "Sequences per step; bigger is smoother but slower per step.",
+        "批大小 (batch_size)", "每步的序列数；越大越平稳，但每步越慢。")
+    # micro-steps per optimiser step; batch_size is split among them
+    grad_accum: int = _setting(
+        1, "gradient accumulation (grad_accum)",
+        "Split each batch into this many smaller passes to save memory.",
+        "梯度累积 (grad_accum)", "把每个批次分成这么多个小批次依次计算，以节省内存。")
+    lr: float = _setting(
+        1e-3, "learning rate (lr)", "Peak learning rate: how big a step the optimiser takes.",
+        "学习率 (lr)", "峰值学习率：优化器每一步迈多大。")
+    # about lr / 10, per Chinchilla
+    min_lr: float = _setting(
+        1e-4, "final learning rate (min_lr)",
+        "The learning rate decays to this by the end (cosine schedule).",
+        "最终学习率 (min_lr)", "学习率在结束时衰减到这个值（余弦调度）。")
+    warmup_steps: int = _setting(
+        100, "warmup steps (warmup_steps)",
+        "Steps over which the learning rate ramps up from zero (warmup).",
+        "预热步数 (warmup_steps)", "学习率从零逐渐升高所用的步数（预热）。")
+    lr_decay_steps: int = _setting(
+        0, "decay steps (lr_decay_steps)",
+        "Steps over which it decays; 0 means over the whole run.",
+        "衰减步数 (lr_decay_steps)", "学习率衰减所用的步数；0 表示整个运行。")
+    # applied to matrices only, never to norms, biases or embeddings' gains
+    weight_decay: float = _setting(
+        0.1, "weight decay (weight_decay)",
+        "Pulls the weights gently towards zero so they stay small (a regulariser).",
+        "权重衰减 (weight_decay)", "把权重轻轻拉向零，让它们保持较小（一种正则化）。")
+    beta1: float = _setting(
+        0.9, "beta1",
+        "How much each step keeps going the way the last ones went (AdamW's momentum).",
+        "beta1", "每一步在多大程度上延续前几步的方向（AdamW 的动量）。")
+    # 0.99 instead of 0.999: each step sees few tokens
+    beta2: float = _setting(
+        0.99, "beta2",
+        "How long the optimiser remembers how large the gradients were (AdamW's second-moment "
+        "decay).",
+        "beta2", "优化器记住梯度有多大的时间有多长（AdamW 的二阶矩衰减）。")
+    grad_clip: float = _setting(
+        1.0, "gradient clipping (grad_clip)",
+        "Caps how big one step can be, so one bad batch cannot blow the model up (the gradient "
+        "norm's limit); 0 turns it off.",
+        "梯度裁剪 (grad_clip)",
+        "限制单步能有多大，避免一个坏批次把模型搞崩（梯度范数的上限）；0 表示关闭。")
+    optimizer: str = _setting(
+        "adamw", "optimiser (optimizer)",
+        "adamw: AdamW for every weight (nanoGPT). muon: Muon for the blocks' weight matrices, "
+        "AdamW for embeddings, head and norms; often learns faster per step.",
+        "优化器 (optimizer)",
+        "adamw：所有权重都用 AdamW（nanoGPT）。muon：块里的权重矩阵用 Muon，嵌入、"
+        "输出层和归一化用 AdamW；每步往往学得更快。")
+    # Muon steps by an orthogonalised direction of fixed size: another unit than AdamW's lr
+    muon_lr: float = _setting(
+        0.02, "Muon learning rate (muon_lr)",
+        "Muon's peak learning rate, for the blocks' matrices; about 10x AdamW's. Warmup and "
+        "decay scale it like lr.",
+        "Muon 学习率 (muon_lr)",
+        "Muon 的峰值学习率，用于块里的矩阵；约为 AdamW 的 10 倍。预热和衰减像 lr 一样缩放它。")
+    # Nesterov momentum; AdamW keeps beta1 and beta2
+    muon_momentum: float = _setting(
+        0.95, "Muon momentum (muon_momentum)",
+        "How much of the past gradients Muon's steps follow.",
+        "Muon 动量 (muon_momentum)", "Muon 的每一步在多大程度上沿用过去的梯度。")
+    # Amsel et al., 2025: per iteration the best coefficients for the singular values left
+    polar_express: bool = _setting(
+        False, "Polar Express for Muon (polar_express)",
+        "Muon's five Newton-Schulz iterations each with their own coefficients (Polar Express, "
+        "2025) instead of one set for all: a step closer to orthogonal at the same cost.",
+        "Muon 使用 Polar Express (polar_express)",
+        "Muon 的五次 Newton-Schulz 迭代各用自己的系数（Polar Express，2025），"
+        "而不是五次都用同一组：代价相同，结果更接近正交。")
+    label_smoothing: float = _setting(
+        0.0, "label smoothing (label_smoothing)",
+        "Makes the model a little less sure of itself: this share of each right answer is spread "
+        "over all tokens.",
+        "标签平滑 (label_smoothing)",
+        "让模型不要太自信：把每个正确答案的这一部分概率平均分给所有词元。")
+    eval_interval: int = _setting(
+        250, "evaluation interval (eval_interval)",
+        "Measure train and validation loss every this many steps.",
+        "评估间隔 (eval_interval)", "每隔这么多步测量一次训练损失和验证损失。")
+    eval_iters: int = _setting(
+        20, "evaluation batches (eval_iters)",
+        "Batches averaged per measurement; more is steadier but slower.",
+        "评估批次数 (eval_iters)", "每次测量平均多少个批次；越多越稳定，但越慢。")
+    first_eval_iters: int = _setting(
+        0, "batches at step 0 (first_eval_iters)",
+        "Batches for the evaluation before training only; 0: as many as every other. An "
+        "untrained model's loss is the same on any batch, so a few save time.",
+        "第 0 步评估的批次数 (first_eval_iters)",
+        "只用于训练开始前那次评估的批次数；0 表示与其他评估相同。"
+        "未训练的模型在任何批次上的损失都差不多，少用几批可以省时间。")
+    sample_tokens: int = _setting(
+        0, "sample length (sample_tokens)",
+        "Tokens of sample text written at each evaluation (0: none).",
+        "样本长度 (sample_tokens)", "每次评估时写出的样本文本的词元数（0：不写）。")
+    # the text's end is held out, as in nanoGPT
+    val_fraction: float = _setting(
+        0.1, "validation share (val_fraction)",
+        "Share of the text held out (its end) to measure validation loss.",
+        "验证集比例 (val_fraction)", "留出文本的这一比例（文本末尾）用来测量验证损失。")
+    seed: int = _setting(
+        1337, "seed", "Random seed: the same seed and settings repeat the same run.",
+        "随机种子 (seed)", "随机种子：相同的种子和设置会重复相同的运行。")
+    # nanogpt: initial weights, first batch, then each evaluation after the next step's batch
+    rng_stream: str = _setting(
+        "separate", "random stream (rng_stream)",
+        "The random order of the batches. separate: the same batches whatever the model (fair "
+        "comparisons); nanogpt: nanoGPT's order, to reproduce its numbers.",
+        "随机数流 (rng_stream)",
+        "批次的随机顺序。separate：无论模型如何都用相同的批次（对比公平）；nanogpt：按 nanoGPT "
+        "的顺序，复现它的数字。")
+    # auto picks CUDA, then Apple MPS, then CPU
+    device: str = _setting(
+        "auto", "device", "Where to train: auto picks a GPU when there is one, else the CPU.",
+        "设备 (device)", "在哪里训练：auto 有 GPU 时用 GPU，否则用 CPU。")
+    dtype: str = _setting(
+        "auto", "number format (dtype)",
+        "How many digits each number keeps: auto uses the faster 16-bit bfloat16 where the "
+        "hardware is quick at it, else 32-bit float32.",
+        "数值格式 (dtype)",
+        "每个数保留多少位：auto 在硬件擅长时用更快的 16 位 bfloat16，否则用 32 位 float32。")
+    compile: bool = _setting(
+        False, "compile",
+        "Compile the model (torch.compile): faster steps after a slow start of ~30 s or more.",
+        "编译 (compile)", "编译模型（torch.compile）：经过约 30 秒或更久的慢启动后每步更快。")
+    threads: int = _setting(
+        0, "CPU threads (threads)", "CPU threads for PyTorch; 0 lets PyTorch decide.",
+        "CPU 线程数 (threads)", "PyTorch 使用的 CPU 线程数；0 表示由 PyTorch 决定。")
 
     def __post_init__(self) -> None:
         _check_int("max_steps", self.max_steps, 1, 10_000_000)
@@ -252,6 +433,22 @@ class TrainConfig:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "TrainConfig":
         return _from_dict(cls, data)
+
+
+# every setting the page shows (each ModelConfig and TrainConfig field), in the order of the code
+SETTINGS: dict[str, dataclasses.Field] = {
+    f.name: f for cls in (ModelConfig, TrainConfig) for f in dataclasses.fields(cls)}
+
+
+def setting_text(name: str, lang: str = "en") -> tuple[str, str]:
+    """A setting's label and its one-line help in ``lang`` ("en" or "zh-CN").
+
+    >>> setting_text("n_layer")
+    ('layers (n_layer)', 'Number of Transformer blocks stacked on top of each other.')
+    >>> setting_text("n_layer", "zh-CN")[0]
+    '层数 (n_layer)'
+    """
+    return SETTINGS[name].metadata[lang]
 
 
 # the sampling settings' ranges: SampleConfig checks them, the page's sliders span them

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from playground.checkpoint import load_bundle
-from playground.cli import build_parser, main
+from playground.cli import build_parser, main, settings_markdown
 from playground.config import PRESETS, ModelConfig, TrainConfig
 from playground.train import EvalRecord, StepRecord
 
@@ -73,6 +73,23 @@ def test_every_config_field_has_a_flag_of_the_same_name():
     assert (args.tie_weights, args.compile, args.dropout, args.activation, args.threads) == (
         False, True, 0.1, "swiglu", 1)
     assert parser.parse_args(["train"]).n_embd is None  # not given: the preset decides
+
+
+def test_each_flag_says_what_its_setting_does_then_the_presets_values():
+    train = build_parser()._subparsers._group_actions[0].choices["train"]
+    helps = {action.dest: action.help for action in train._actions}
+    assert helps["n_layer"] == ("Number of Transformer blocks stacked on top of each other. "
+                                "presets: " + ", ".join(f"{p.name} {p.model.n_layer}" for p in PRESETS.values()))
+    assert "Pulls the weights gently towards zero" in train.format_help()  # argparse formats every help
+
+
+def test_docs_settings_md_is_the_table_the_config_writes():
+    text = (REPO / "docs" / "SETTINGS.md").read_text(encoding="utf-8")
+    assert text == settings_markdown(), (
+        "docs/SETTINGS.md differs from the config's texts: regenerate it with "
+        "`python -m playground settings > docs/SETTINGS.md`")
+    assert "| `n_layer` | layers (n_layer) | Number of Transformer blocks" in text
+    assert "`learned`, `sinusoidal`, `rope`, `none`" in text  # pos's choices
 
 
 def test_resume_continues_exactly_where_the_run_stopped(tmp_path, corpus_file, capsys):

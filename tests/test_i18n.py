@@ -15,9 +15,8 @@ import pytest
 import playground
 from playground.config import ModelConfig, TrainConfig
 from playground.i18n import (
-    Message, error_text, localize, msg, pick_language, placeholders, t, zh_cn,
+    Message, error_text, labels, localize, msg, pick_language, placeholders, t, zh_cn,
 )
-from playground.ui import labels, zh_cn as page_zh_cn
 
 PACKAGE = Path(playground.__file__).parent
 LEGACY = vars(zh_cn).get("LEGACY", {})  # ids some call sites still pass, while they last
@@ -98,7 +97,14 @@ def translation_problems(catalogues: dict[str, dict[str, str]], ids: bool = True
 
 
 SAID = said_in_source()
-CATALOGUES = {"core": zh_cn.ZH_CN, "page": page_zh_cn.ZH_CN}
+
+
+def keyed_twice(path: Path) -> list[str]:
+    """The keys written more than once in a module's dict literals: in one table a second
+    entry would silently replace the first (as ``add_translations`` refuses to)."""
+    keys = [key.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Dict) for key in node.keys if isinstance(key, ast.Constant)]
+    return sorted({key for key in keys if keys.count(key) > 1})
 
 
 def test_the_scan_finds_the_messages():
@@ -110,31 +116,36 @@ def test_the_scan_finds_the_messages():
 def test_every_message_said_has_its_chinese_with_the_same_placeholders():
     problems = []
     for english, modules in sorted(SAID.items()):
-        core = any(not m.startswith(("ui/", "server/", "(")) for m in modules)
-        # what the core says is translated without playground.ui (no Gradio there); the
-        # server's messages are the page's (playground.server imports playground.ui)
-        catalogue = zh_cn.ZH_CN if core else {**zh_cn.ZH_CN, **page_zh_cn.ZH_CN}
-        if english not in catalogue:
+        # one table for the core's messages and the page's, in the core: what the core says
+        # is translated without playground.ui (no Gradio there)
+        if english not in zh_cn.ZH_CN:
             problems.append(f"no Chinese for {english!r} (said in {sorted(modules)})")
-    for catalogue in CATALOGUES.values():
-        problems += translation_problems({"en": {e: e for e in catalogue}, "zh-CN": catalogue}, ids=False)
+    catalogue = zh_cn.ZH_CN
+    problems += translation_problems({"en": {e: e for e in catalogue}, "zh-CN": catalogue}, ids=False)
     assert problems == [], "\n".join(problems)
 
 
 def test_no_chinese_entry_is_left_without_its_english():
-    for name, catalogue in CATALOGUES.items():
-        assert sorted(set(catalogue) - set(SAID)) == [], name
-    assert set(zh_cn.ZH_CN).isdisjoint(page_zh_cn.ZH_CN)
+    assert sorted(set(zh_cn.ZH_CN) - set(SAID)) == []
+    # the core's messages and the page's in one table: none is translated twice
+    assert keyed_twice(Path(zh_cn.__file__)) == []
+    assert keyed_twice(Path(labels.__file__)) == []
+
+
+def test_keyed_twice_finds_a_repeated_key(tmp_path):
+    table = tmp_path / "table.py"
+    table.write_text('T = {"Done.": "完成。", "Stop.": "停止。", "Done.": "好了。"}\n')
+    assert keyed_twice(table) == ["Done."]
 
 
 def test_chinese_messages_are_translated():
-    for catalogue in CATALOGUES.values():
-        assert [k for k, v in catalogue.items() if k == v] == []
-        assert sum(bool(re.search(r"[\u4e00-\u9fff]", m)) for m in catalogue.values()) > 0.9 * len(catalogue)
+    catalogue = zh_cn.ZH_CN
+    assert [k for k, v in catalogue.items() if k == v] == []
+    assert sum(bool(re.search(r"[\u4e00-\u9fff]", m)) for m in catalogue.values()) > 0.9 * len(catalogue)
 
 
 def test_the_legacy_ids_say_the_english_of_a_message():
-    assert all(english in zh_cn.ZH_CN or english in page_zh_cn.ZH_CN for english in LEGACY.values())
+    assert all(english in zh_cn.ZH_CN for english in LEGACY.values())
     for key, english in LEGACY.items():
         assert msg(key, **{name: "x" for name in placeholders(english)}).template == english
 

@@ -8,14 +8,13 @@ only, and values formatted already: the Chinese must take the same values)::
 ``msg`` gives a ``Message``: the English text, that remembers its template and values so the
 page can say it again in the visitor's language with ``localize`` (``error_text`` for an
 exception raised with one; ``t(text, lang, ...)`` is ``localize(msg(text, ...), lang)``).
-The Chinese is looked up by the English template, gettext-style, in ``zh_cn.ZH_CN`` for the
-core, and in ``playground.ui.zh_cn`` for the page's own status lines (``playground.ui`` adds
-them with ``add_translations`` when it is imported). The tests find every ``msg``/``t`` literal
-in the source and check it has a Chinese entry with the same placeholders.
+The Chinese is looked up by the English template, gettext-style, in ``zh_cn.ZH_CN``: the
+core's messages and the page's own status lines, one table. The tests find every ``msg``/``t``
+literal in the source and check it has a Chinese entry with the same placeholders.
 
 The core speaks English (the CLI, logs and tests read it). The page's labels are another
-thing: they are translated in the browser, by id (``playground.ui.labels``). This module
-imports no Gradio.
+thing: they are translated in the browser, by id (``labels.py``). This package imports no
+Gradio.
 
 >>> m = msg("{name} must be a whole number, got {value}.", name="n_layer", value="'two'")
 >>> m
@@ -41,7 +40,15 @@ TRANSLATIONS: dict[str, dict[str, str]] = {"zh-CN": dict(ZH_CN)}
 
 
 def add_translations(lang: str, messages: dict[str, str]) -> None:
-    """Add {English template: translation} for ``lang``; a template given twice must agree."""
+    """Add {English template: translation} for ``lang`` (another table, another language);
+    a template given twice must agree.
+
+    >>> add_translations("zh-CN", {"Train on more text.": "用更多的文本训练。"})  # the same: fine
+    >>> add_translations("zh-CN", {"Train on more text.": "多训练。"})
+    Traceback (most recent call last):
+    ...
+    KeyError: "Messages translated twice, differently: ['Train on more text.']"
+    """
     known = TRANSLATIONS.setdefault(lang, {})
     clash = sorted(k for k in messages.keys() & known.keys() if messages[k] != known[k])
     if clash:

@@ -23,12 +23,12 @@ import gradio as gr
 from playground.config import SampleConfig
 from playground.export.publish import ExportError, push_to_hub, space_page, write_standalone_script
 from playground.i18n import error_text, msg, t
+from playground.i18n.labels import EN as EN_LABELS, ZH_CN as ZH_CN_LABELS
 from playground.export.lesson import KEYS as LESSON_KEYS, TABS, Lesson, lesson_url
 from playground.insight.board import new_code
 from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_settings, share_url
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
-from playground.ui.labels import EN as EN_LABELS, ZH_CN as ZH_CN_LABELS
 from playground.ui.lang import detect_language, label, tr
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.settings import PageSettings, takes_settings

@@ -1,15 +1,15 @@
 """The page's two languages: labels translated in the browser, messages on the server.
 
 Labels, explanations and static text are ``tr("key")`` (a ``gr.I18n`` marker; the ids and
-texts are in ``labels.py``): the browser shows them in its own language, or in the one
-chosen under Settings at the bottom of the page; ``launch`` passes ``I18N`` to Gradio.
-Text made by handlers (status lines, coach notes, errors) goes through ``playground.i18n.t``
-/ ``localize`` with ``session.lang``:
-``detect_language`` sets it on page load from the browser's ``Accept-Language`` header, and
-``follow_page_language`` keeps it equal to the language the page shows, which Gradio's
-translator writes into ``<html lang>`` (``SYNC_JS`` watches it and reports every change
-through a hidden textbox), so picking a language under Settings switches the server's
-messages too. The page's own switch (``SWITCH_JS``, top right) and ``?lang=zh-CN`` in the
+texts are in ``playground/i18n/labels.py``, a setting's on its config field): the browser
+shows them in its own language, or in the one chosen under Settings at the bottom of the
+page; ``launch`` passes ``I18N`` to Gradio. Text made by handlers (status lines, coach notes,
+errors) goes through ``playground.i18n.t`` / ``localize`` with ``session.lang`` (their
+Chinese is in ``playground/i18n/zh_cn.py``): ``detect_language`` sets it on page load from
+the browser's ``Accept-Language`` header, and ``follow_page_language`` keeps it equal to
+the language the page shows, which Gradio's translator writes into ``<html lang>``
+(``SYNC_JS`` watches it and reports every change through a hidden textbox), so picking a
+language under Settings switches the server's messages too. The page's own switch (``SWITCH_JS``, top right) and ``?lang=zh-CN`` in the
 address (``SYNC_JS``, and ``detect_language`` for the first messages) call the same
 translator Settings does.
 
@@ -27,7 +27,7 @@ import gradio as gr
 
 from playground.export.lesson import TABS
 from playground.i18n import LANGUAGES, normalize_language, pick_language
-from playground.ui.labels import EN, ZH_CN, gradio_i18n_dict
+from playground.i18n.labels import EN, ZH_CN, gradio_i18n_dict
 from playground.ui.session import Session, ensure
 
 I18N = gr.I18n(**gradio_i18n_dict())
@@ -36,7 +36,7 @@ I18N = gr.I18n(**gradio_i18n_dict())
 def tr(key: str) -> gr.i18n.I18nData:
     """A label the browser translates; an unknown key fails here, when the page is built."""
     if key not in EN:
-        raise KeyError(f"No label with the id {key!r} in playground.ui.labels.")
+        raise KeyError(f"No label with the id {key!r} in playground.i18n.labels.")
     return I18N(key)
 
 

@@ -8,8 +8,9 @@ plays them (``TOUR_JS``, run by a ``gr.HTML``'s ``js_on_load``): it opens the st
 rings the control, and watches the page. The tour opens by itself on a browser's first
 visit (``localStorage``) or with ``?tour=1`` in the address (``?tour=0``: never by itself);
 the Tour button in the page's header reopens it. ``PLAYGROUND_TOUR=off`` keeps it from
-opening by itself (the test suite's pages, which other tests drive). Its words are labels (``tour_*`` in
-``labels.py``), in English and Chinese; the card follows the language the page shows.
+opening by itself (the test suite's pages, which other tests drive). Its words are labels
+(``tour_*`` in ``playground/i18n/labels.py``), in English and Chinese; the card follows the
+language the page shows.
 
 Gradio's ``gr.Walkthrough`` is a stepper of its own panels: it cannot point at a control
 that lives on another tab, nor move on when something happens in the page without a round
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 import gradio as gr
 
 from playground.i18n import LANGUAGES, placeholders, t
+from playground.i18n.labels import EN, ZH_CN
 from playground.runtime import hosting
-from playground.ui.labels import EN, ZH_CN
 from playground.ui.lang import TABS, tr
 
 SEEN_KEY = "playground-tour-seen"  # localStorage: the tour has opened once in this browser

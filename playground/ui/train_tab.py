@@ -40,6 +40,7 @@ from playground import describe, estimate
 from playground.checkpoint import load_bundle
 from playground.config import CHOICES, DEFAULT_PRESET, PRESETS, ConfigError, ModelConfig, TrainConfig
 from playground.i18n import error_text, localize, msg, normalize_language, t
+from playground.i18n.labels import ZH_CN as PAGE_ZH_CN
 from playground.insight.baselines import is_tiny_shakespeare
 from playground.insight.coach import loss_meaning
 from playground.plots import loss_figure
@@ -49,7 +50,6 @@ from playground.server import guard
 from playground.tokenizer import train_tokenizer
 from playground.train import EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel
-from playground.ui.labels import ZH_CN as PAGE_ZH_CN
 from playground.ui.lang import info as setting_info, label as setting_label, tr
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    uploaded_files)

@@ -13,7 +13,7 @@ import re
 import pytest
 
 from checks import close_toasts
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 

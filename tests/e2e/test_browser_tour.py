@@ -10,7 +10,7 @@ import re
 import pytest
 
 from checks import open_tab
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 

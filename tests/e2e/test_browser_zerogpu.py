@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from playground.runtime import zerogpu
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 
 from zero_device_api import DeviceAPI, serve
 

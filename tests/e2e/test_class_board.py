@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ import re
 import pytest
 
 from playground.config import PRESETS
-from playground.ui.labels import EN
+from playground.i18n.labels import EN
 
 pytestmark = pytest.mark.e2e
 

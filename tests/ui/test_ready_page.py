@@ -6,7 +6,7 @@ import gradio as gr
 import pytest
 
 from playground.ui import attention_tab, corpus_tab, export_tab, generate_tab, inside_tab
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 from playground.ui.session import new_session
 
 from checks import CJK, page_settings

@@ -12,7 +12,7 @@ from playground.config import TrainConfig
 from playground.insight.baselines import reference_lines
 from playground.train import EvalRecord, StepRecord
 from playground.ui import tour, train_tab
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 from playground.ui.lang import TABS
 
 LANGS = ("en", "zh-CN")

@@ -11,7 +11,7 @@ import gradio as gr
 import pytest
 
 from playground.i18n import t
-from playground.ui.labels import EN, ZH_CN
+from playground.i18n.labels import EN, ZH_CN
 from playground.train import EvalRecord, StepRecord
 from playground.ui import (compare_tab, corpus_tab, export_tab, generate_tab, loss_panel,
                            tokenizer_tab, train_tab)
