@@ -18,6 +18,8 @@ from typing import Sequence
 from playground import estimate, runs
 from playground.config import DEFAULT_PRESET, PRESETS, ModelConfig, TrainConfig
 from playground.i18n import localize, normalize_language, t
+from playground.i18n.labels import ZH_CN as LABELS_ZH_CN
+from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
 from playground.runtime import fairshare, hosting, zerogpu
 from playground.runtime.device import describe_device, pick_device
@@ -218,3 +220,42 @@ def end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = 
                        "below.", lang))
     gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
     return f"**{t(head, lang)}** " + gap.join(sentences)
+
+
+def preset_key(name: str) -> str:
+    """The message id of a preset's menu entry, "name: description" (in playground.i18n).
+
+    >>> preset_key("nanogpt-cpu")
+    'page_preset_nanogpt_cpu'
+    """
+    return "page_preset_" + name.replace("-", "_")
+
+def preset_description(name: str, lang: str) -> str:
+    """A preset's description in ``lang``: the Chinese of the preset menu's label, else the
+    preset's own English (always current)."""
+    if normalize_language(lang) == "zh-CN" and preset_key(name) in LABELS_ZH_CN:
+        said = LABELS_ZH_CN[preset_key(name)]
+        for prefix in (f"{name}：", f"{name}: "):
+            said = said.removeprefix(prefix)
+        return said
+    return PRESETS[name].description
+
+
+def preset_card(name: str | None, lang: str = "en") -> str:
+    """Markdown under the preset menu: what the chosen preset is, the loss it reaches and
+    what its text looks like at that loss; or that the settings are one's own."""
+    if name is None:
+        return t("**Your own settings.** They match no preset now; the estimate above is for "
+                 "them. Pick a preset to start again from one.", lang)
+    preset = PRESETS[name]
+    lines = [f"**{name}**: {preset_description(name, lang)}"]
+    if preset.expected_val_loss is not None:
+        meaning = loss_meaning(preset.expected_val_loss, vocab_size=DEFAULT_VOCAB,
+                               shakespeare_char=True, lang=lang)
+        lines.append(t("On Tiny Shakespeare it reaches a validation loss of about **{loss}**. "
+                       "{meaning}", lang, loss=f"{preset.expected_val_loss:.2f}",
+                       meaning=meaning))
+    if preset.looks_like:
+        lines.append(t("What its text looks like there:", lang) + "\n\n```text\n"
+                     + preset.looks_like.replace("```", "'''") + "\n```")
+    return "\n\n".join(lines)

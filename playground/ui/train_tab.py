@@ -39,8 +39,7 @@ import gradio as gr
 from playground import describe, estimate
 from playground.checkpoint import load_bundle
 from playground.config import CHOICES, DEFAULT_PRESET, PRESETS, ConfigError, ModelConfig, TrainConfig
-from playground.i18n import error_text, localize, msg, normalize_language, t
-from playground.i18n.labels import ZH_CN as PAGE_ZH_CN
+from playground.i18n import error_text, localize, msg, t
 from playground.insight.baselines import is_tiny_shakespeare
 from playground.insight.coach import loss_meaning
 from playground.plots import loss_figure
@@ -79,14 +78,6 @@ def next_push_interval(build_seconds: float) -> float:
     """
     return max(1 / PUSHES_PER_S, 2 * build_seconds / PLOT_TIME_BUDGET)
 
-
-def preset_key(name: str) -> str:
-    """The message id of a preset's menu entry, "name: description" (in playground.i18n).
-
-    >>> preset_key("nanogpt-cpu")
-    'page_preset_nanogpt_cpu'
-    """
-    return "page_preset_" + name.replace("-", "_")
 
 SECTIONS = {
     "Model shape": ("block_size", "n_layer", "n_head", "n_embd", "mlp_ratio"),
@@ -167,37 +158,6 @@ def _gpu_recipe(settings: PageSettings) -> bool:
     return name is not None and PRESETS[name].gpu_recipe
 
 
-def _description(name: str, lang: str) -> str:
-    """A preset's description in ``lang``: the Chinese of the preset menu's label, else the
-    preset's own English (always current)."""
-    if normalize_language(lang) == "zh-CN" and preset_key(name) in PAGE_ZH_CN:
-        said = PAGE_ZH_CN[preset_key(name)]
-        for prefix in (f"{name}：", f"{name}: "):
-            said = said.removeprefix(prefix)
-        return said
-    return PRESETS[name].description
-
-
-def preset_card(name: str | None, lang: str = "en") -> str:
-    """Markdown under the preset menu: what the chosen preset is, the loss it reaches and
-    what its text looks like at that loss; or that the settings are one's own."""
-    if name is None:
-        return t("**Your own settings.** They match no preset now; the estimate above is for "
-                 "them. Pick a preset to start again from one.", lang)
-    preset = PRESETS[name]
-    lines = [f"**{name}**: {_description(name, lang)}"]
-    if preset.expected_val_loss is not None:
-        meaning = loss_meaning(preset.expected_val_loss, vocab_size=describe.DEFAULT_VOCAB,
-                               shakespeare_char=True, lang=lang)
-        lines.append(t("On Tiny Shakespeare it reaches a validation loss of about **{loss}**. "
-                       "{meaning}", lang, loss=f"{preset.expected_val_loss:.2f}",
-                       meaning=meaning))
-    if preset.looks_like:
-        lines.append(t("What its text looks like there:", lang) + "\n\n```text\n"
-                     + preset.looks_like.replace("```", "'''") + "\n```")
-    return "\n\n".join(lines)
-
-
 @takes_settings
 def show_presets(session: Session | None, settings: PageSettings) -> tuple:
     """After the page loads (or its language changes): the preset menu with this machine's
@@ -207,7 +167,7 @@ def show_presets(session: Session | None, settings: PageSettings) -> tuple:
     session = ensure(session)
     name = matching_preset(settings)
     return (gr.Radio(choices=describe.preset_choices(session.lang, _vocab_size(session)), value=name),
-            preset_card(name, session.lang), describe_settings(session, *settings.as_list()))
+            describe.preset_card(name, session.lang), describe_settings(session, *settings.as_list()))
 
 
 @takes_settings
@@ -217,7 +177,7 @@ def on_settings_change(session: Session | None, settings: PageSettings) -> tuple
     session = ensure(session)
     name = matching_preset(settings)
     return (describe_settings(session, *settings.as_list()), gr.Radio(value=name),
-            preset_card(name, session.lang))
+            describe.preset_card(name, session.lang))
 
 
 # --- training ---------------------------------------------------------------------------------
@@ -477,7 +437,7 @@ class TrainTab:
     status: gr.Markdown
     outputs: list[gr.components.Component]  # what ``train_model`` streams to, session first
     preset: gr.Radio  # the preset choice (None: settings of one's own)
-    card: gr.Markdown  # what the chosen preset is and writes (``preset_card``)
+    card: gr.Markdown  # what the chosen preset is and writes (``describe.preset_card``)
     diagram: gr.HTML  # the model these settings build (drawn by the Inside tab's show_diagram)
     advanced: gr.Accordion  # every setting, in SECTIONS' accordions (a lesson may hide them)
     sections: list[gr.Accordion]  # one per section of SECTIONS, in its order
@@ -503,7 +463,7 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
             download = gr.DownloadButton(tr("download_button"), visible=False, size="sm")
             continue_training = gr.Checkbox(False, label=tr("continue_training"),
                                             info=tr("continue_training_info"))
-            card = gr.Markdown(preset_card(DEFAULT_PRESET), elem_id="preset-card")
+            card = gr.Markdown(describe.preset_card(DEFAULT_PRESET), elem_id="preset-card")
         with gr.Column(scale=3, min_width=300):
             plot = gr.Plot(label=tr("loss_plot"), value=loss_figure([]), elem_id="loss-plot")
             samples = gr.Textbox(label=tr("samples_label"), lines=5, max_lines=5,

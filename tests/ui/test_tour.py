@@ -11,7 +11,7 @@ from playground.i18n import t
 from playground.config import TrainConfig
 from playground.insight.baselines import reference_lines
 from playground.train import EvalRecord, StepRecord
-from playground.ui import tour, train_tab
+from playground.ui import tour
 from playground.i18n.labels import EN, ZH_CN
 from playground.ui.lang import TABS
 

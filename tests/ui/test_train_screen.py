@@ -9,8 +9,7 @@ from urllib.parse import parse_qsl
 import gradio as gr
 import pytest
 
-from playground import describe
-from playground import estimate, runs
+from playground import describe, estimate, runs
 from playground.config import DEFAULT_PRESET, PRESETS
 from playground.i18n import t
 from playground.insight.coach import loss_meaning
@@ -72,14 +71,14 @@ def test_the_card_shows_what_the_preset_writes_at_its_loss(monkeypatch):
     monkeypatch.setitem(PRESETS, name, dataclasses.replace(
         PRESETS[name], expected_val_loss=1.93, looks_like="ROMEO:\nWhat say you to my love?"))
     p = PRESETS[name]
-    card = train_tab.preset_card(name)
+    card = describe.preset_card(name)
     assert card.startswith(f"**{name}**: {p.description}")
     assert f"about **{p.expected_val_loss:.2f}**" in card
     assert loss_meaning(p.expected_val_loss, vocab_size=65, shakespeare_char=True) in card
     assert f"```text\n{p.looks_like}\n```" in card  # monospace, as the model wrote it
-    chinese = train_tab.preset_card(name, "zh-CN")
+    chinese = describe.preset_card(name, "zh-CN")
     assert CJK.search(chinese.split("```")[0]) and p.looks_like in chinese
-    assert train_tab.preset_card(None).startswith("**Your own settings.**")
+    assert describe.preset_card(None).startswith("**Your own settings.**")
 
 
 def test_the_settings_line_gives_the_estimate_first():

@@ -10,6 +10,7 @@ from pathlib import Path
 import gradio as gr
 import pytest
 
+from playground import describe
 from playground.i18n import t
 from playground.i18n.labels import EN, ZH_CN
 from playground.train import EvalRecord, StepRecord
@@ -354,8 +355,8 @@ def test_static_page_text_is_translated_in_the_browser():
     assert EN["page_coach_empty"] == "**{}**  \n{}".format(*coach["en"])
     assert ZH_CN["page_coach_empty"] == "**{}**  \n{}".format(*coach["zh-CN"])
     for name, preset in train_tab.PRESETS.items():  # the menu says what the preset is
-        assert EN[train_tab.preset_key(name)] == f"{preset.name}: {preset.description}"
-        assert ZH_CN[train_tab.preset_key(name)].startswith(preset.name + "：")
+        assert EN[describe.preset_key(name)] == f"{preset.name}: {preset.description}"
+        assert ZH_CN[describe.preset_key(name)].startswith(preset.name + "：")
     demo = build_demo()
     markers = {json.loads(str(value)[len("__i18n__"):])["key"]
                for block in demo.blocks.values()
