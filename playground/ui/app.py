@@ -227,7 +227,9 @@ def build_demo(session_ttl_s: float | None = None) -> gr.Blocks:
             [session, corpus.summary, corpus.preview, train.summary, train.device, train.plot],
             api_visibility="private")))
         loaded = loaded.then(board_tab.open_board, session,
-                             [board.timer, board.share.nickname, board.share.share],
+                             board_tab.OPENED.widgets(timer=board.timer,
+                                                      nickname=board.share.nickname,
+                                                      share=board.share.share),
                              api_visibility="private", show_progress="hidden")
         loaded.then(train_tab.show_presets, [session, *train.settings],
                     [train.preset, train.card, train.summary],

@@ -16,6 +16,7 @@ from playground.i18n import localize, msg, t
 from playground.insight.attention import attention_maps, head_patterns
 from playground.plots import attention_figure, attention_grid_figure
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.runtime.fairshare import in_turns
 from playground.tasks import (best_head, model_shift, pattern_note, task_marks, task_of,
@@ -32,6 +33,7 @@ CSS = """
 """
 MAX_TOKENS = 64  # a typed text is cut here: 64 rows still take a label every other row
 DEFAULT_TOKENS = 32  # the default text (the last generation's start): every row labelled
+REDRAWN = Outputs("heatmap", "grid")  # redraw's outputs
 
 
 def default_text(session: Session) -> str:
@@ -102,11 +104,13 @@ def show_attention(session: Session | None, text: str, layer: float, head: float
 
 
 def redraw(session: Session | None, layer: float, head: float):
-    """Another layer or head from the cached weights (no model run): (heatmap, grid)."""
+    """Another layer or head from the cached weights (no model run): ``REDRAWN`` (heatmap,
+    grid)."""
     session = ensure(session)
     if session.attention is None or layer is None or head is None:
-        return gr.skip(), gr.skip()
-    return _figures(session, layer, head)
+        return REDRAWN.only()
+    heatmap, grid = _figures(session, layer, head)
+    return REDRAWN(heatmap=heatmap, grid=grid)
 
 
 def fill_default(session: Session | None, text: str) -> str:
@@ -145,6 +149,7 @@ def build(session: gr.State, concurrency_limit: int) -> AttentionTab:
                  [session, text, layer, head, heatmap, grid, summary],
                  concurrency_limit=concurrency_limit, concurrency_id="compute",
                  show_progress_on=[summary], api_name="show_attention")
-    gr.on([layer.input, head.input], redraw, [session, layer, head], [heatmap, grid],
+    gr.on([layer.input, head.input], redraw, [session, layer, head],
+          REDRAWN.widgets(heatmap=heatmap, grid=grid),
           concurrency_limit=None, api_visibility="private")
     return AttentionTab(text=text)

@@ -24,9 +24,15 @@ from playground.plots import compare_figure
 from playground.ui.compare_tab import comparison_table
 from playground.ui.export_tab import plain_markdown
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import Session, ensure
 
 REFRESH_S = 4.0  # how often an open board asks whether its class shared something new
+
+# the handlers' outputs, by the names of BoardTab's (and ShareBox's) widgets
+SHOWN = Outputs("seen", "note", "ranking", "plot", "table")  # show_board
+SHARING = Outputs("share", "note")  # set_sharing
+OPENED = Outputs("timer", "nickname", "share")  # open_board
 
 
 @dataclass
@@ -99,21 +105,22 @@ def ranking_rows(entries: list[Entry], lang: str = "en") -> tuple[list[str], lis
 
 
 def show_board(session: Session | None, seen: int | None):
-    """The board of the page's class, when it changed since version ``seen``: (version, note,
-    ranking, plot, table); all unchanged (``gr.skip()``) otherwise or without a class."""
+    """The board of the page's class, when it changed since version ``seen``: ``SHOWN``
+    (version, note, ranking, plot, table); all unchanged otherwise or without a class."""
     session = ensure(session)
     code, lang = session.class_code, session.lang
     version = BOARD.version(code) if code else 0
     if not code or version == seen:
-        return (gr.skip(),) * 5
+        return SHOWN.only()
     entries = BOARD.entries(code)
     runs = [e.record for e in entries]
     if not entries:
         note = t("No one in this class has shared a run yet. Above, pick a nickname and tick "
                  "'Share my runs with the class': each run you finish then appears here, beside "
                  "your classmates'.", lang)
-        return (version, note, gr.Dataframe(value=[], headers=["#"]), compare_figure([], lang=lang),
-                gr.Dataframe(value=[], headers=[t("setting", lang)]))
+        return SHOWN(seen=version, note=note, ranking=gr.Dataframe(value=[], headers=["#"]),
+                     plot=compare_figure([], lang=lang),
+                     table=gr.Dataframe(value=[], headers=[t("setting", lang)]))
     unit = compare_unit(runs)
     by = (t("held-out accuracy", lang) if any(r.final_accuracy is not None for r in runs)
           else t("final bits per character", lang) if unit == "bpc"
@@ -130,33 +137,34 @@ def show_board(session: Session | None, seen: int | None):
     # the sample takes the room that is left
     widths = [5, 15, 12, *([10] if len(headers) == 7 else []), 8, 11]
     widths.append(100 - sum(widths))
-    return (version, note, gr.Dataframe(value=rows, headers=headers,
-                                        column_widths=[f"{w}%" for w in widths]),
-            figure,
-            gr.Dataframe(value=table_rows, headers=table_headers))
+    return SHOWN(seen=version, note=note,
+                 ranking=gr.Dataframe(value=rows, headers=headers,
+                                      column_widths=[f"{w}%" for w in widths]),
+                 plot=figure, table=gr.Dataframe(value=table_rows, headers=table_headers))
 
 
 def set_sharing(session: Session | None, share: bool, nickname: str | None):
-    """'Share my runs with the class' ticked or not, or the nickname changed: (checkbox, note).
+    """'Share my runs with the class' ticked or not, or the nickname changed: ``SHARING``
+    (checkbox, note), the checkbox unchanged unless a nickname is refused.
     Ticked, the latest finished run goes to the board now and every later one when it ends;
     unticked, the learner's runs come off the board."""
     session = ensure(session)
     code, lang = session.class_code, session.lang
     if not code:
-        return gr.skip(), gr.skip()
+        return SHARING.only()
     if not share:
         if not session.share_as:  # (the nickname typed while not sharing: nothing to do)
-            return gr.skip(), gr.skip()
+            return SHARING.only()
         session.share_as = ""
         gone = BOARD.withdraw(code, session.id)
-        return gr.skip(), t("Your runs are not shared with the class ({n} taken off the board).",
-                            lang, n=gone)
+        return SHARING.only(note=t("Your runs are not shared with the class ({n} taken off the "
+                                   "board).", lang, n=gone))
     try:
         name = clean_nickname(nickname or "")
     except BoardError as error:
-        return gr.Checkbox(value=False), f"**{error_text(error, lang)}**"
+        return SHARING(share=gr.Checkbox(value=False), note=f"**{error_text(error, lang)}**")
     if name == session.share_as:  # (the box left with the nickname it had: nothing changed)
-        return gr.skip(), gr.skip()
+        return SHARING.only()
     session.share_as = name
     latest = session.runs.runs[-1] if session.runs.runs else None
     if latest is not None:
@@ -168,31 +176,35 @@ def set_sharing(session: Session | None, share: bool, nickname: str | None):
                  lang, name=name)
     said += " " + t("Only its name, settings, loss curve, final figures and one sample are "
                     "shared: never your text, tokenizer or model.", lang)
-    return gr.skip(), plain_markdown(said)
+    return SHARING.only(note=plain_markdown(said))
 
 
 def open_board(session: Session | None):
     """After a lesson link opened: the board's timer, on for a class page; the nickname and the
-    box as the session has them (a reload that found its session goes on sharing, and says so)."""
+    box as the session has them (a reload that found its session goes on sharing, and says so):
+    ``OPENED`` (timer, nickname, checkbox)."""
     session = ensure(session)
     on = bool(session.class_code)
     if not session.share_as:
-        return gr.Timer(active=on), gr.skip(), gr.skip()
-    return gr.Timer(active=on), session.share_as, gr.Checkbox(value=True)
+        return OPENED.only(timer=gr.Timer(active=on))
+    return OPENED(timer=gr.Timer(active=on), nickname=session.share_as,
+                  share=gr.Checkbox(value=True))
 
 
 def wire(board: BoardTab, session: gr.State, board_page: gr.Tab) -> None:
     """The timer and opening the tab redraw the board; the checkbox and the nickname set
     sharing."""
     share = board.share
-    outputs = [board.seen, board.note, board.ranking, board.plot, board.table]
+    outputs = SHOWN.widgets(seen=board.seen, note=board.note, ranking=board.ranking,
+                            plot=board.plot, table=board.table)
     board.timer.tick(show_board, [session, board.seen], outputs, queue=False,
                      api_visibility="private", show_progress="hidden")
     board_page.select(lambda: -1, None, board.seen, queue=False, api_visibility="private").then(
         show_board, [session, board.seen], outputs, queue=False, api_visibility="private",
         show_progress="hidden")
     gr.on([share.share.input, share.nickname.submit, share.nickname.blur], set_sharing,
-          [session, share.share, share.nickname], [share.share, share.note], queue=False,
+          [session, share.share, share.nickname],
+          SHARING.widgets(share=share.share, note=share.note), queue=False,
           api_name="share_with_class", show_progress="hidden",
           # (one handler for three triggers: a tick while the nickname's blur is answered
           # must run after it, not be dropped as Gradio's "once" would)

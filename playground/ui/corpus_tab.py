@@ -15,6 +15,7 @@ from playground.corpus import Corpus, CorpusError, TEXT_EXTENSIONS, from_text, l
 from playground.i18n import localize, msg, t
 from playground.tasks import TASKS, task_corpus, task_note
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    uploaded_files)
 from playground.settings import PageSettings
@@ -22,6 +23,8 @@ from playground.settings import PageSettings
 SOURCES = ("Tiny Shakespeare", "Upload files", "Paste text")
 MAX_UPLOAD_BYTES = 5 * 1024 * 1024  # per file and in all; launch(max_file_size=...) matches it
 PREVIEW_CHARS = 1000
+# choose_source's outputs, by the names of build()'s widgets
+CHOSEN = Outputs("session", "summary", "preview", "files", "pasted", "paste_button")
 
 
 def corpus_summary(corpus: Corpus, lang: str = "en") -> str:
@@ -80,12 +83,15 @@ def show_corpus(session: Session | None) -> tuple[str, str]:
 
 def choose_source(session: Session | None, source: str):
     """Show the file box for uploads and the text box for pasting; Tiny Shakespeare is used at
-    once. Returns (session, summary, preview, files, pasted, paste button) updates."""
-    shows = (gr.update(visible=source == "Upload files"), gr.update(visible=source == "Paste text"),
-             gr.update(visible=source == "Paste text"))
+    once. Returns ``CHOSEN`` (session, summary, preview, files, pasted, paste button); the
+    summary and preview unchanged until a text is used."""
+    shows = dict(files=gr.update(visible=source == "Upload files"),
+                 pasted=gr.update(visible=source == "Paste text"),
+                 paste_button=gr.update(visible=source == "Paste text"))
     if source == "Tiny Shakespeare":
-        return (*use_corpus(session, source, None, ""), *shows)
-    return (ensure(session), gr.skip(), gr.skip(), *shows)
+        session, summary, preview = use_corpus(session, source, None, "")
+        return CHOSEN(session=session, summary=summary, preview=preview, **shows)
+    return CHOSEN.only(session=ensure(session), **shows)
 
 
 @friendly_errors
@@ -140,7 +146,8 @@ def build(session: gr.State) -> CorpusTab:
                          interactive=False, buttons=["copy"])
 
     source.input(choose_source, [session, source],
-                 [session, summary, preview, files, pasted, paste_btn],
+                 CHOSEN.widgets(session=session, summary=summary, preview=preview, files=files,
+                                pasted=pasted, paste_button=paste_btn),
                  concurrency_limit=None, api_visibility="private")
     files.upload(use_corpus_from_page, [session, source, files, pasted], [session, summary, preview],
                  concurrency_limit=None, api_name="use_uploaded_corpus", api_visibility="private")

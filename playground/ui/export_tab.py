@@ -30,6 +30,7 @@ from playground.export.links import KEYS, SAMPLING_KEYS, ShareError, decode_sett
 from playground.ui import train_tab
 from playground.ui.corpus_tab import SOURCES
 from playground.ui.lang import detect_language, label, tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import Session, ensure, friendly_errors, require_model
 from playground.settings import PageSettings, takes_settings
 from playground.runtime import hosting
@@ -110,6 +111,8 @@ def plain_markdown(text: str) -> str:
     return "".join("\\" + c if c in _MARKDOWN_SIGNS else c for c in text)
 
 
+# restore_from_link's outputs: the message, then every setting a link carries, by its key
+RESTORED = Outputs("message", "source", "kind", "vocab_size", *train_tab.SETTINGS, *SAMPLING_KEYS)
 # the page's own address parameters, not settings: the language (lang.SYNC_JS) and Gradio's theme
 PAGE_PARAMETERS = ("lang", "__theme", "tour")  # (tour: ui.tour reads it in the browser)
 
@@ -223,22 +226,21 @@ def make_lesson_link(session: Session | None, request: gr.Request | None, source
 def restore_from_link(session: Session | None, request: gr.Request | None = None):
     """On page load: fill every setting from the link's query string, if it has one.
 
-    Returns (message, corpus choice, tokenizer kind, vocab size, *training settings,
-    *sampling settings); all unchanged (``gr.skip()``) for a page opened without a link.
-    A link that cannot be used leaves the page's defaults and says why.
+    Returns ``RESTORED`` (message, corpus choice, tokenizer kind, vocab size, every training
+    setting, every sampling setting); all unchanged for a page opened without a link. A link
+    that cannot be used leaves the page's defaults and says why.
     """
     session = detect_language(session, request)  # (an API call comes without a page load)
-    n_out = 3 + len(train_tab.SETTINGS) + len(SAMPLING_KEYS)
     query: Mapping[str, str] = {k: v for k, v in dict(getattr(request, "query_params", None) or {}).items()
                                 if k not in PAGE_PARAMETERS and k not in LESSON_KEYS}  # lesson_view's
     if not any(key == "v" or key in KEYS for key in query):
-        return (gr.skip(),) * (1 + n_out)
+        return RESTORED.only()
     try:
         shared = decode_settings(query)
     except ShareError as error:  # its reason quotes the link's own text: shown as plain text
         message = t("The settings in this link cannot be used: {reason}",
                     session.lang, reason=error_text(error, session.lang))
-        return (gr.Markdown(f"**{plain_markdown(message)}**", visible=True), *(gr.skip(),) * n_out)
+        return RESTORED.only(message=gr.Markdown(f"**{plain_markdown(message)}**", visible=True))
     s = shared.settings
     lines = [t("Settings restored from the link.", session.lang)]
     if shared.needs_own_text:
@@ -247,9 +249,10 @@ def restore_from_link(session: Session | None, request: gr.Request | None = None
     if shared.ignored:  # counted, never echoed: a key could be "[Log in](//elsewhere)"
         lines.append(t("The link also held {n} settings this version does not know; they were "
                        "ignored.", session.lang, n=len(shared.ignored)))
-    source = CHOICE_OF_SOURCE[s["corpus"]] if not shared.needs_own_text else gr.skip()
-    return (gr.Markdown("**" + " ".join(lines) + "**", visible=True), source, s["tokenizer"],
-            s["vocab_size"], *[s[k] for k in train_tab.SETTINGS], *[s[k] for k in SAMPLING_KEYS])
+    source = {} if shared.needs_own_text else dict(source=CHOICE_OF_SOURCE[s["corpus"]])
+    return RESTORED.only(message=gr.Markdown("**" + " ".join(lines) + "**", visible=True),
+                         **source, kind=s["tokenizer"], vocab_size=s["vocab_size"],
+                         **{k: s[k] for k in (*train_tab.SETTINGS, *SAMPLING_KEYS)})
 
 
 @dataclass
@@ -354,7 +357,9 @@ def wire(export: ExportTab, session: gr.State, demo: gr.Blocks, message: gr.Mark
                                concurrency_limit=None, api_name="lesson_link")
 
     def after(event):
-        return event.then(restore_from_link, session,
-                          [message, source, kind, vocab_size, *settings, *sampling],
-                          api_visibility="private")
+        return event.then(restore_from_link, session, RESTORED.widgets(
+            dict(zip(train_tab.SETTINGS, settings, strict=True)),
+            **dict(zip(SAMPLING_KEYS, sampling, strict=True)),
+            message=message, source=source, kind=kind, vocab_size=vocab_size),
+            api_visibility="private")
     return after

@@ -34,6 +34,7 @@ from playground.i18n import msg, t
 from playground.insight.memorization import K, CopyIndex
 from playground.plots import highlight_html, next_token_figure
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    require_model)
 from playground.runtime.fairshare import in_turns
@@ -43,6 +44,12 @@ MEMO_DEFAULT_CHARS = 20
 MEMO_MAX_CHARS = 200
 DEFAULTS = SampleConfig()  # the sliders start here
 TOP_K_ON, TOP_P_ON = 40, 0.9  # where a filter starts when its switch is turned on
+
+# the handlers' outputs, by the names of build()'s widgets
+GENERATED = Outputs("session", "text", "chart")  # generate_text: the API's /generate
+WRITTEN = Outputs("session", "view", "chart", "note")  # write: the page's Generate
+COPIES = Outputs("session", "view", "note")  # show_copies
+OFFERED = Outputs("examples", "prompt")  # offer_prompts
 
 # the one view of the text: a box in the page's colours (light or dark), in a monospace face
 # (the theme's sans draws "z" like "ʒ", which hurts reading a character model's output)
@@ -119,7 +126,8 @@ def _sampling(max_new_tokens: float, temperature: float, top_k: float, top_p: fl
 @friendly_errors
 def generate_text(session: Session | None, prompt: str, max_new_tokens: float, temperature: float,
                   top_k: float, top_p: float, seed: float, writing: Writing | None = None):
-    """Stream (session, text, next-token figure) as the model writes (the API's /generate).
+    """Stream ``GENERATED`` (session, text, next-token figure) as the model writes (the API's
+    /generate); the figure comes with the last update.
 
     The values are a ``SampleConfig``'s (it refuses what is out of range); ``top_k`` 0 and
     ``top_p`` 1 switch those filters off; ``seed`` 0 draws a new seed each time. With a
@@ -144,11 +152,11 @@ def generate_text(session: Session | None, prompt: str, max_new_tokens: float, t
             now = time.monotonic()
             if now - last_push >= 1 / PUSHES_PER_S:
                 last_push = now
-                yield session, text, gr.skip()
+                yield GENERATED.only(session=session, text=text)
     session.last_prompt, session.last_text = prompt, text
-    yield session, text, next_token_figure(top, title=t("The 10 likeliest next tokens",
-                                                        session.lang),
-                                           lang=session.lang)
+    yield GENERATED(session=session, text=text,
+                    chart=next_token_figure(top, title=t("The 10 likeliest next tokens",
+                                                         session.lang), lang=session.lang))
 
 
 @functools.lru_cache(maxsize=1)
@@ -211,7 +219,8 @@ def begin_writing(writing: Writing) -> Writing:
 @friendly_errors
 def write(session: Session | None, writing: Writing, prompt: str, max_new_tokens: float,
           temperature: float, top_k: float, top_p: float, seed: float, min_chars: float):
-    """The page's Generate: stream (session, view, chart, note) into the one view of the text.
+    """The page's Generate: stream ``WRITTEN`` (session, view, chart, note) into the one view
+    of the text; the chart comes with the last update.
 
     ``generate_text`` with a seed drawn here when ``seed`` is 0, so the note can say which
     seed wrote the text; the last update marks the copied spans on the same text and says how
@@ -225,13 +234,13 @@ def write(session: Session | None, writing: Writing, prompt: str, max_new_tokens
     prompt_ids(trained.tokenizer, prompt)
     drawn = int(seed) if seed else fresh_seed()
     try:
-        yield session, highlight_html(prompt, [], prompt_chars=len(prompt), writing=True), \
-            gr.skip(), ""
+        yield WRITTEN.only(session=session, note="",
+                           view=highlight_html(prompt, [], prompt_chars=len(prompt), writing=True))
         for update in generate_text(session, prompt, max_new_tokens, temperature, top_k, top_p,
                                     drawn, writing):
             _, text, chart = update  # the last update carries the next-token chart
-            yield session, highlight_html(text, [], prompt_chars=len(prompt), writing=True), \
-                gr.skip(), ""
+            yield WRITTEN.only(session=session, note="", view=highlight_html(
+                text, [], prompt_chars=len(prompt), writing=True))
     finally:
         writing.active = False
     writing.last_seed = drawn
@@ -249,7 +258,7 @@ def write(session: Session | None, writing: Writing, prompt: str, max_new_tokens
         notes.append(t("Written by the ready-made model (the {preset} preset, trained before you "
                        "came). Train your own on tab 3; it replaces this one.", lang,
                        preset=trained.ready_made))
-    yield session, view, chart, "  \n".join(notes)
+    yield WRITTEN(session=session, view=view, chart=chart, note="  \n".join(notes))
 
 
 def stop_writing(writing: Writing, session: Session | None) -> Writing:
@@ -262,12 +271,13 @@ def stop_writing(writing: Writing, session: Session | None) -> Writing:
 
 
 def show_copies(session: Session | None, min_chars: float):
-    """The memorisation slider moved: the same text with the new spans: (session, view, note)."""
+    """The memorisation slider moved: the same text with the new spans: ``COPIES`` (session,
+    view, note)."""
     session = ensure(session)
     if not session.last_text:
-        return session, gr.skip(), gr.skip()
+        return COPIES.only(session=session)
     line, view = _copies(session, min_chars)
-    return session, view, f"**{line}**"
+    return COPIES(session=session, view=view, note=f"**{line}**")
 
 
 # --- the switches beside the sliders: each one a view of its slider's value ------------------
@@ -313,7 +323,7 @@ def offer_prompts(session: Session | None, prompt: str):
     """On opening the tab: example prompts from the text the model learned (the corpus tab's
     text before any model; after an upload, which carries no text, the Shakespeare ones the
     model can read), and the prompt replaced when the model could not read it or it is a
-    Shakespeare example offered for another text. (examples, prompt)"""
+    Shakespeare example offered for another text: ``OFFERED`` (examples, prompt)."""
     session = ensure(session)
     trained = ready.use_ready(session)
     corpus = trained.corpus if trained is not None else session.corpus_or_default()
@@ -322,9 +332,9 @@ def offer_prompts(session: Session | None, prompt: str):
         prompts = [p for p in prompts if _readable(trained.tokenizer, p)]
     stale = prompt in SHAKESPEARE_PROMPTS and prompt not in prompts
     unreadable = trained is not None and not _readable(trained.tokenizer, prompt or "")
-    replace = prompts and (stale or unreadable)
-    return (gr.update(samples=[[p] for p in prompts], visible=bool(prompts)),
-            prompts[0] if replace else gr.skip())
+    replaced = dict(prompt=prompts[0]) if prompts and (stale or unreadable) else {}
+    return OFFERED.only(examples=gr.update(samples=[[p] for p in prompts], visible=bool(prompts)),
+                        **replaced)
 
 
 @dataclass
@@ -387,25 +397,29 @@ def build(session: gr.State, concurrency_limit: int, page: gr.Tab) -> GenerateTa
     # Attention tab follows it too)
     examples.load_input_event.then(None, js=CLICK_GENERATE, api_visibility="private")
     event = started.then(in_turns(write), [session, writing, *sampling, min_chars],
-                         [session, view, chart, note], concurrency_limit=concurrency_limit,
+                         WRITTEN.widgets(session=session, view=view, chart=chart, note=note),
+                         concurrency_limit=concurrency_limit,
                          concurrency_id="compute", show_progress_on=[note],
                          api_visibility="private")
     stop.click(stop_writing, [writing, session], writing, concurrency_limit=None,
                api_name="stop_generating")
     copy.click(None, js=COPY_TEXT, api_visibility="private")
-    min_chars.release(show_copies, [session, min_chars], [session, view, note],
+    min_chars.release(show_copies, [session, min_chars],
+                      COPIES.widgets(session=session, view=view, note=note),
                       concurrency_limit=2, api_visibility="private")
     # The API keeps its endpoints and their shapes (/generate: the prompt and five numbers
     # in, the text and the chart out; /check_copies: the report and the marked text), on a
     # trigger the page never shows or clicks: the page's Generate draws the text as HTML.
     api_only, api_text = gr.Button(visible=False), gr.Textbox(visible=False)
-    api_only.click(in_turns(generate_text), [session, *sampling], [session, api_text, chart],
+    api_only.click(in_turns(generate_text), [session, *sampling],
+                   GENERATED.widgets(session=session, text=api_text, chart=chart),
                    concurrency_limit=concurrency_limit, concurrency_id="compute",
                    api_name="generate")
     api_only.click(check_copies, [session, min_chars], [session, api_text], concurrency_limit=2,
                    api_name="check_copies")
 
-    page.select(offer_prompts, [session, prompt], [examples.dataset, prompt], **quick)
+    page.select(offer_prompts, [session, prompt],
+                OFFERED.widgets(examples=examples.dataset, prompt=prompt), **quick)
     limit_k.input(top_k_switched, [limit_k, top_k], top_k, **quick)
     top_k.change(top_k_shown, top_k, [limit_k, top_k], **quick)
     limit_p.input(top_p_switched, [limit_p, top_p], top_p, **quick)

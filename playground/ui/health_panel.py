@@ -25,11 +25,13 @@ from playground.config import ConfigError, TrainConfig
 from playground.insight.health import health_figure, history_csv
 from playground.train import EndRecord
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import Session, ensure
 from playground.settings import DEFAULTS, PageSettings, takes_settings
 
 LIVE_INTERVAL_S = 1.0
 CSV_NAME = "loss-history.csv"
+DRAWN = Outputs("state", "figure", "csv_button")  # on_change's outputs
 
 
 @dataclass
@@ -71,14 +73,15 @@ def redraw(session: Session | None, settings: PageSettings | None):
 
 @takes_settings
 def on_change(session: Session | None, state: HealthState | None, settings: PageSettings):
-    """The loss plot or a setting changed: (state, figure, CSV button), or skips while a run
-    goes and the last drawing is fresh."""
+    """The loss plot or a setting changed: ``DRAWN`` (state, figure, CSV button), the figure
+    and button unchanged while a run goes and the last drawing is fresh."""
     session, state = ensure(session), state or HealthState()
     now = time.monotonic()
     if session.run.running and now - state.drawn_at < LIVE_INTERVAL_S:
-        return state, gr.skip(), gr.skip()
+        return DRAWN.only(state=state)
     state.drawn_at = now
-    return (state, *redraw(session, settings))
+    figure, csv_button = redraw(session, settings)
+    return DRAWN(state=state, figure=figure, csv_button=csv_button)
 
 
 def build(session: gr.State, plot: gr.Plot, settings: list) -> None:
@@ -90,5 +93,6 @@ def build(session: gr.State, plot: gr.Plot, settings: list) -> None:
         csv_button = gr.DownloadButton(tr("history_csv_button"), visible=False,
                                        elem_id="history-csv", size="sm")
     gr.on([plot.change, *[w.change for w in settings]], on_change, [session, state, *settings],
-          [state, figure, csv_button], concurrency_limit=None, trigger_mode="always_last",
+          DRAWN.widgets(state=state, figure=figure, csv_button=csv_button),
+          concurrency_limit=None, trigger_mode="always_last",
           show_progress="hidden", api_visibility="private")

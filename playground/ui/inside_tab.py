@@ -47,6 +47,7 @@ from playground.runtime.execution import cpu_threads
 from playground.train import EvalProgress, EvalRecord, StepRecord
 from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.trained import TrainedModel
 from playground.ui.session import Session, ensure
 from playground.settings import PageSettings, takes_settings
@@ -62,6 +63,18 @@ STEP_SIZES = (1, 10, 100)  # the stepping buttons: steps trained per press
 STEP_SAMPLE_TOKENS = 120  # the sample written after each press ...
 STEP_SAMPLE_SEED = 1  # ... always with this seed, so two presses' samples differ by the weights
 STEP_PUSHES_PER_S = 4  # status updates a second while a press trains
+
+# each handler's outputs, by the names of build()'s widgets
+FORWARD = ("forward_summary", "vectors", "attention", "lens", "distribution")  # one position
+RAN = Outputs("view", "prompt", "position", *FORWARD)  # run_forward
+MOVED = Outputs(*FORWARD)  # move_position
+RESHAPED = Outputs("distribution", "sampling_line")  # reshape
+SURPRISED = Outputs("view", "text", "surprise_view", "surprise_summary")  # run_surprise
+MAPPED = Outputs("view", "embedding", "map_caption")  # run_embedding_map
+STEPPED = Outputs("view", "prompt", "position", "step_status", "step_sample", *FORWARD,
+                  "timeline", "surprise_view", "surprise_summary", "embedding", "map_caption")
+OPENED = Outputs("view", "diagram", "prompt", "text", *FORWARD, "surprise_view",
+                 "surprise_summary", "embedding", "map_caption", "step_status", "timeline")
 
 
 @dataclass
@@ -194,6 +207,16 @@ def _sampling(temperature, top_k, top_p) -> tuple[float, int, float]:
             within(top_p, "top_p", 1.0))
 
 
+def _forward_views(fp: ForwardPass, position: int, tokenizer, lang: str, sampling) -> dict:
+    """What the pass shows at ``position``, by ``FORWARD``'s names: the summary line and the
+    figures (embedding strips, attention row, lens, next-token distribution)."""
+    p = min(max(int(position), 0), len(fp.tokens) - 1)
+    return dict(forward_summary=_forward_summary(fp, p, tokenizer, lang),
+                vectors=vector_figure(fp, p, lang), attention=attention_row_figure(fp, p, lang),
+                lens=lens_figure(fp, p, tokenizer, lang),
+                distribution=distribution_figure(fp.logits[p], tokenizer, *sampling, lang=lang))
+
+
 def _forward_summary(fp: ForwardPass, position: int, tokenizer, lang: str) -> str:
     p = min(max(int(position), 0), len(fp.tokens) - 1)
     guess = int(fp.lens_ids[-1, p, 0])
@@ -204,58 +227,52 @@ def _forward_summary(fp: ForwardPass, position: int, tokenizer, lang: str) -> st
              p=f"{fp.lens_probs[-1, p, 0]:.0%}")
 
 
-def _forward_figures(fp: ForwardPass, position: int, tokenizer, lang: str, sampling) -> tuple:
-    p = min(max(int(position), 0), len(fp.tokens) - 1)
-    return (vector_figure(fp, p, lang), attention_row_figure(fp, p, lang),
-            lens_figure(fp, p, tokenizer, lang),
-            distribution_figure(fp.logits[p], tokenizer, *sampling, lang=lang))
-
-
 def run_forward(session: Session | None, view: InsideView | None, text: str, temperature: float,
                 top_k: float, top_p: float):
-    """Run the model once on ``text``: (view, text, position slider, summary, embedding strips,
-    attention, lens, distribution). The position starts at the last token."""
+    """Run the model once on ``text``: ``RAN`` (view, text, position slider, summary, embedding
+    strips, attention, lens, distribution). The position starts at the last token."""
     session = ensure(session)
     trained, note = _model_or_note(session)
-    skip = (gr.skip(),) * 5
     if trained is None:
-        return (view, gr.skip(), gr.skip(), note, *skip[:4])
+        return RAN.only(view=view, forward_summary=note)
     view = _current(view, session)
     text = text if text and text.strip() else default_prompt(session)
     try:
         fp = forward_pass(trained.model, trained.tokenizer, text, max_tokens=MAX_PROMPT_TOKENS)
     except Exception as error:  # noqa: BLE001 (said in the view's line, never a pill)
-        return (view, gr.skip(), gr.skip(), _problem(error, session.lang), *skip[:4])
+        return RAN.only(view=view, forward_summary=_problem(error, session.lang))
     view.model, view.forward = weakref.ref(trained), fp
     last = len(fp.tokens) - 1
-    figures = _forward_figures(fp, last, trained.tokenizer, session.lang,
-                               _sampling(temperature, top_k, top_p))
-    return (view, text, gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1,
-                                  interactive=last > 0),
-            _forward_summary(fp, last, trained.tokenizer, session.lang), *figures)
+    return RAN(view=view, prompt=text, position=_last_position(last),
+               **_forward_views(fp, last, trained.tokenizer, session.lang,
+                                _sampling(temperature, top_k, top_p)))
+
+
+def _last_position(last: int) -> gr.Slider:
+    """The position slider of a pass whose last token is at ``last``, set there."""
+    return gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1, interactive=last > 0)
 
 
 def move_position(session: Session | None, view: InsideView | None, position: float,
                   temperature: float, top_k: float, top_p: float):
-    """Another position, from the cached pass: (summary, strips, attention, lens, distribution)."""
+    """Another position, from the cached pass: ``MOVED`` (summary, strips, attention, lens,
+    distribution)."""
     session = ensure(session)
     view = _current(view, session)
     if view.forward is None or position is None:
-        return (gr.skip(),) * 5
-    tokenizer = session.trained.tokenizer
-    return (_forward_summary(view.forward, position, tokenizer, session.lang),
-            *_forward_figures(view.forward, position, tokenizer, session.lang,
-                              _sampling(temperature, top_k, top_p)))
+        return MOVED.only()
+    return MOVED(**_forward_views(view.forward, position, session.trained.tokenizer, session.lang,
+                                  _sampling(temperature, top_k, top_p)))
 
 
 def reshape(session: Session | None, view: InsideView | None, position: float,
             temperature: float, top_k: float, top_p: float):
     """Temperature, top-k or top-p moved: the distribution again from the cached logits, and
-    a line saying what changed (no model run)."""
+    a line saying what changed (no model run): ``RESHAPED``."""
     session = ensure(session)
     view = _current(view, session)
     if view.forward is None or position is None:
-        return gr.skip(), gr.skip()
+        return RESHAPED.only()
     fp, lang = view.forward, session.lang
     p = min(max(int(position), 0), len(fp.tokens) - 1)
     sampling = _sampling(temperature, top_k, top_p)
@@ -266,7 +283,8 @@ def reshape(session: Session | None, view: InsideView | None, position: float,
              "always takes the likeliest.", lang, temperature=f"{sampling[0]:g}",
              token=display_token(session.trained.tokenizer.token_str(top), 16),
              p=f"{probs[top]:.0%}", raw=f"{shaped_probs(fp.logits[p])[top]:.0%}")
-    return distribution_figure(fp.logits[p], session.trained.tokenizer, *sampling, lang=lang), line
+    return RESHAPED(distribution=distribution_figure(fp.logits[p], session.trained.tokenizer,
+                                                     *sampling, lang=lang), sampling_line=line)
 
 
 # --- surprise ---------------------------------------------------------------------------------
@@ -305,41 +323,42 @@ def _surprise_summary(s: Surprise, trained: TrainedModel, lang: str) -> str:
 
 
 def run_surprise(session: Session | None, view: InsideView | None, text: str):
-    """Colour ``text`` (default: the validation text) by the model's surprise: (view, text,
-    coloured HTML, summary)."""
+    """Colour ``text`` (default: the validation text) by the model's surprise: ``SURPRISED``
+    (view, text, coloured HTML, summary)."""
     session = ensure(session)
     trained, note = _model_or_note(session)
     if trained is None:
-        return view, gr.skip(), gr.skip(), note
+        return SURPRISED.only(view=view, surprise_summary=note)
     view = _current(view, session)
     text = text if text and text.strip() else validation_text(session)
     try:
         s = surprise(trained.model, trained.tokenizer, text)
     except Exception as error:  # noqa: BLE001 (said in the view's line, never a pill)
-        return view, gr.skip(), gr.skip(), _problem(error, session.lang)
+        return SURPRISED.only(view=view, surprise_summary=_problem(error, session.lang))
     view.model, view.surprise = weakref.ref(trained), s
-    return view, text, surprise_html(s, session.lang), _surprise_summary(s, trained, session.lang)
+    return SURPRISED(view=view, text=text, surprise_view=surprise_html(s, session.lang),
+                     surprise_summary=_surprise_summary(s, trained, session.lang))
 
 
 # --- the embedding map ------------------------------------------------------------------------
 
 def run_embedding_map(session: Session | None, view: InsideView | None):
-    """The token embeddings on a map: (view, figure, caption). The tokens are ordered by how
-    often they occur in the model's corpus when it is known (not after an upload)."""
+    """The token embeddings on a map: ``MAPPED`` (view, figure, caption). The tokens are ordered
+    by how often they occur in the model's corpus when it is known (not after an upload)."""
     session = ensure(session)
     trained, note = _model_or_note(session)
     if trained is None:
-        return view, gr.skip(), note
+        return MAPPED.only(view=view, map_caption=note)
     view = _current(view, session)
     try:
         counts = token_counts(trained.tokenizer, trained.corpus.text) if trained.corpus else None
         emap = embedding_map(trained.model, trained.tokenizer, counts=counts)
     except Exception as error:  # noqa: BLE001 (said in the view's line, never a pill)
-        return view, gr.skip(), _problem(error, session.lang)
+        return MAPPED.only(view=view, map_caption=_problem(error, session.lang))
     view.model, view.embedding, view.counted = weakref.ref(trained), emap, counts is not None
     vocab = trained.model_config.vocab_size
-    return (view, embedding_figure(emap, session.lang),
-            describe_map(emap, vocab, view.counted, session.lang))
+    return MAPPED(view=view, embedding=embedding_figure(emap, session.lang),
+                  map_caption=describe_map(emap, vocab, view.counted, session.lang))
 
 
 # --- what the model learned over time -------------------------------------------------------
@@ -415,9 +434,9 @@ def _stepped_line(done: runs.Finished, lang: str) -> str:
     return gap.join([line, *said])
 
 
-def _after_press(session: Session, view: InsideView, prompt: str, sampling) -> tuple:
-    """The views a press refreshes: (view, prompt, position, sample, summary, vectors,
-    attention, lens, distribution), from one forward pass and one seeded sample."""
+def _after_press(session: Session, view: InsideView, prompt: str, sampling) -> dict:
+    """The views a press refreshes, by ``STEPPED``'s names: the view, prompt, position,
+    sample and ``FORWARD``'s, from one forward pass and one seeded sample."""
     trained = session.trained
     text = prompt if prompt and prompt.strip() else default_prompt(session)
     fp = forward_pass(trained.model, trained.tokenizer, text, max_tokens=MAX_PROMPT_TOKENS)
@@ -430,10 +449,8 @@ def _after_press(session: Session, view: InsideView, prompt: str, sampling) -> t
             top_p=top_p, seed=STEP_SAMPLE_SEED))
     view.model, view.forward = weakref.ref(trained), fp
     last = len(fp.tokens) - 1
-    return (view, text, gr.Slider(minimum=0, maximum=max(last, 1), value=last, step=1,
-                                  interactive=last > 0), text + written,
-            _forward_summary(fp, last, trained.tokenizer, session.lang),
-            *_forward_figures(fp, last, trained.tokenizer, session.lang, sampling))
+    return dict(view=view, prompt=text, position=_last_position(last), step_sample=text + written,
+                **_forward_views(fp, last, trained.tokenizer, session.lang, sampling))
 
 
 @takes_settings
@@ -441,17 +458,17 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
                temperature: float, top_k: float, top_p: float, settings: PageSettings):
     """Train ``steps`` more steps (a run of ``runs.start_run(steps=...)``: the session's model
     goes on as "Continue training" takes it; without one, a new model from the training tab's
-    settings), then look again. Streams (view, prompt, position, status, sample, summary,
-    vectors, attention, lens, distribution, timeline, and the surprise and map views, cleared:
-    they show the weights before the press); while it trains only the status changes. Stop
+    settings), then look again. Streams ``STEPPED`` (view, prompt, position, status, sample,
+    summary, vectors, attention, lens, distribution, timeline, and the surprise and map views,
+    cleared: they show the weights before the press); while it trains only the status changes. Stop
     (here or on the training tab) ends a press early."""
     session = ensure(session)
     lang = session.lang
-    skip = (gr.skip(),) * 5  # the forward pass's summary and figures
-    cleared = ("", "", None, "")  # surprise view and summary, map and caption
+    # the surprise and map views, of the weights before the press
+    cleared = dict(surprise_view="", surprise_summary="", embedding=None, map_caption="")
 
     def status_only(line: str) -> tuple:
-        return (view, gr.skip(), gr.skip(), line, gr.skip(), *skip, gr.skip(), *(gr.skip(),) * 4)
+        return STEPPED.only(view=view, step_status=line)
 
     if session.run.running or session.run.pending:
         yield status_only(t("A training run is going: wait for it to end (or press Stop on the "
@@ -486,13 +503,12 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
         status += "  \n" + _problem(done.bundle_error, lang)
     trained = done.trained
     try:
-        view, text, position, sample, *forward = _after_press(
-            session, view, prompt, _sampling(temperature, top_k, top_p))
+        pressed = _after_press(session, view, prompt, _sampling(temperature, top_k, top_p))
     except Exception as error:  # noqa: BLE001 (a prompt the tokenizer cannot read, say)
-        yield (view, gr.skip(), gr.skip(), status + "  \n" + _problem(error, lang), gr.skip(),
-               *skip, show_timeline(trained, lang), *cleared)
+        yield STEPPED.only(view=view, step_status=status + "  \n" + _problem(error, lang),
+                           timeline=show_timeline(trained, lang), **cleared)
         return
-    yield (view, text, position, status, sample, *forward, show_timeline(trained, lang), *cleared)
+    yield STEPPED(**pressed, step_status=status, timeline=show_timeline(trained, lang), **cleared)
 
 
 # --- opening the tab --------------------------------------------------------------------------
@@ -501,37 +517,39 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
 def on_open(session: Session | None, view: InsideView | None, prompt: str, text: str,
             position: float, temperature: float, top_k: float, top_p: float,
             settings: PageSettings):
-    """The tab was opened: the diagram of the settings, the default texts where empty, and
-    the views already computed drawn again in the page's language (or cleared when the model
-    has changed since), the model's step and the samples of its evaluations."""
+    """The tab was opened: ``OPENED``, the diagram of the settings, the default texts where
+    empty, and the views already computed drawn again in the page's language (cleared when the
+    model has changed since, left as they are when there are none), the model's step and the
+    samples of its evaluations."""
     session = ensure(session)
     ready.use_ready(session)  # the views open on the ready-made model when there is no other
     fresh = _current(view, session)
     stale = view is not None and view.model is not None and fresh is not view
     prompt = prompt if prompt and prompt.strip() and not stale else default_prompt(session)
     text = text if text and text.strip() and not stale else validation_text(session)
-    cleared = (None,) * 4 if stale else (gr.skip(),) * 4
     lang = session.lang
+    shown = {}
     if fresh.forward is not None:
-        p = position or 0
-        forward = (_forward_summary(fresh.forward, p, session.trained.tokenizer, lang),
-                   *_forward_figures(fresh.forward, p, session.trained.tokenizer, lang,
-                                     _sampling(temperature, top_k, top_p)))
-    else:
-        forward = ("" if stale else gr.skip(), *cleared)
+        shown.update(_forward_views(fresh.forward, position or 0, session.trained.tokenizer, lang,
+                                    _sampling(temperature, top_k, top_p)))
+    elif stale:
+        shown.update(forward_summary="", vectors=None, attention=None, lens=None,
+                     distribution=None)
     if fresh.surprise is not None:
-        surprised = (surprise_html(fresh.surprise, lang),
-                     _surprise_summary(fresh.surprise, session.trained, lang))
-    else:
-        surprised = ("", "") if stale else (gr.skip(), gr.skip())
+        shown.update(surprise_view=surprise_html(fresh.surprise, lang),
+                     surprise_summary=_surprise_summary(fresh.surprise, session.trained, lang))
+    elif stale:
+        shown.update(surprise_view="", surprise_summary="")
     if fresh.embedding is not None:
-        mapped = (embedding_figure(fresh.embedding, lang),
-                  describe_map(fresh.embedding, session.trained.model_config.vocab_size,
-                               fresh.counted, lang))
-    else:
-        mapped = (None, "") if stale else (gr.skip(), gr.skip())
-    return (fresh, show_diagram(session, *settings.as_list()), prompt, text, *forward,
-            *surprised, *mapped, steps_line(session), show_timeline(session.trained, lang))
+        shown.update(embedding=embedding_figure(fresh.embedding, lang),
+                     map_caption=describe_map(fresh.embedding,
+                                              session.trained.model_config.vocab_size,
+                                              fresh.counted, lang))
+    elif stale:
+        shown.update(embedding=None, map_caption="")
+    return OPENED.only(view=fresh, diagram=show_diagram(session, *settings.as_list()),
+                       prompt=prompt, text=text, **shown, step_status=steps_line(session),
+                       timeline=show_timeline(session.trained, lang))
 
 
 @dataclass
@@ -620,36 +638,36 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
         embedding = gr.Plot(label=tr("inside_embedding"), elem_id="inside-embedding")
 
     sampling = [temperature, top_k, top_p]
+    shown = dict(view=view, diagram=diagram, prompt=prompt, text=text, position=position,
+                 forward_summary=forward_summary, vectors=vectors, attention=attention,
+                 lens=lens, distribution=distribution, sampling_line=sampling_line,
+                 step_status=step_status, step_sample=step_sample, timeline=timeline,
+                 surprise_view=surprise_view, surprise_summary=surprise_summary,
+                 embedding=embedding, map_caption=map_caption)  # the handlers' outputs by name
     compute = dict(concurrency_limit=concurrency_limit, concurrency_id="compute")
     redraw = dict(concurrency_limit=None, show_progress="hidden", api_visibility="private")
     gr.on([w.change for w in settings], show_diagrams, [session, *settings],
           [diagram, train_diagram], trigger_mode="always_last", **redraw)
     tab.select(in_turns(on_open), [session, view, prompt, text, position, *sampling, *settings],
-               [view, diagram, prompt, text, forward_summary, vectors, attention, lens,
-                distribution, surprise_view, surprise_summary, embedding, map_caption,
-                step_status, timeline], **redraw)
+               OPENED.widgets(shown), **redraw)
     gr.on([run.click, prompt.submit], in_turns(run_forward), [session, view, prompt, *sampling],
-          [view, prompt, position, forward_summary, vectors, attention, lens, distribution],
-          show_progress_on=[forward_summary], api_name="inside_forward", **compute)
+          RAN.widgets(shown), show_progress_on=[forward_summary], api_name="inside_forward",
+          **compute)
     position.input(move_position, [session, view, position, *sampling],
-                   [forward_summary, vectors, attention, lens, distribution],
-                   trigger_mode="always_last", **redraw)
+                   MOVED.widgets(shown), trigger_mode="always_last", **redraw)
     gr.on([w.input for w in sampling], reshape, [session, view, position, *sampling],
-          [distribution, sampling_line], trigger_mode="always_last", **redraw)
-    surprise_button.click(in_turns(run_surprise), [session, view, text],
-                          [view, text, surprise_view, surprise_summary],
+          RESHAPED.widgets(shown), trigger_mode="always_last", **redraw)
+    surprise_button.click(in_turns(run_surprise), [session, view, text], SURPRISED.widgets(shown),
                           show_progress_on=[surprise_summary], api_name="inside_surprise",
                           **compute)
-    stepped = [view, prompt, position, step_status, step_sample, forward_summary, vectors,
-               attention, lens, distribution, timeline, surprise_view, surprise_summary,
-               embedding, map_caption]
     # a press is a run (runs.start_run(steps=k)): in the runs' group, which takes turns with
     # every other run and job, not the one-at-a-time group of short jobs, where Step x100 on a
     # large model kept every other visitor's Generate waiting for the whole press (issue 27.4:
     # 122.6 s, 0.3 s alone; in this group 0.7 s)
     for k, button in zip(STEP_SIZES, step_buttons):
         button.click(in_turns(step_model), [session, view, gr.State(k), prompt, *sampling, *settings],
-                     stepped, show_progress_on=[step_status], api_name=f"inside_step_{k}",
+                     STEPPED.widgets(shown), show_progress_on=[step_status],
+                     api_name=f"inside_step_{k}",
                      concurrency_limit=hosting.max_runs(), concurrency_id="training")
     step_stop.click(train_tab.stop_training, session, None, concurrency_limit=None,
                     api_visibility="private", show_progress="hidden")
@@ -657,6 +675,6 @@ def build(session: gr.State, concurrency_limit: int, settings: list,
         button.click(show_head_step, [session, prompt, position, head_layer, head_head, head_index,
                                       gr.State(move)],
                      [head_index, head_layer, head_head, head_view], **redraw)
-    map_button.click(in_turns(run_embedding_map), [session, view], [view, embedding, map_caption],
+    map_button.click(in_turns(run_embedding_map), [session, view], MAPPED.widgets(shown),
                      show_progress_on=[map_caption], api_name="inside_embedding_map", **compute)
     return InsideTab(diagram=diagram)

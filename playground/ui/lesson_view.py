@@ -21,6 +21,7 @@ from playground.tasks import TASKS, task_corpus, task_note
 from playground.ui.corpus_tab import PREVIEW_CHARS, corpus_summary
 from playground.ui.export_tab import header_markdown, plain_markdown
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import Session, ensure
 from playground.settings import SETTINGS
 from playground.ui.train_tab import SECTIONS
@@ -30,6 +31,12 @@ from playground.ui.train_tab import SECTIONS
 # a gr.Tab(visible=False) update says (gradio-app/gradio#9648 and #10904 are its history)
 CSS = "\n".join(f'.lesson-hides-{name} button[data-tab-id="{name}"] {{ display: none !important; }}'
                  for name in TABS) + "\n"
+
+# the parts a lesson shows or hides, by name, in the order of LessonPage.parts
+PARTS = ("tabs", *SETTINGS, *SECTIONS, "advanced", "preset", "upload")
+# open_lesson's outputs: the lesson's box, the parts, and the Corpus tab's task
+OPENED = Outputs("box", "header", "note", "show_all", *PARTS, "task", "task_note", "summary",
+                 "preview")
 
 
 @dataclass
@@ -85,33 +92,35 @@ def visibilities(lesson: Lesson) -> list[Any]:
 def open_lesson(session: Session | None, request: gr.Request | None = None) -> tuple:
     """On page load, after the link's settings: the lesson the link holds, if any.
 
-    Returns (box, header, note, show-all button, *``visibilities``, task choice, task note,
-    corpus summary, corpus preview); all unchanged (``gr.skip()``) for a link without a lesson.
-    A lesson that cannot be used leaves the whole page and says why, in the box.
+    Returns ``OPENED`` (box, header, note, show-all button, ``visibilities`` of the parts, task
+    choice, task note, corpus summary, corpus preview); all unchanged for a link without a
+    lesson, the task's four without a task. A lesson that cannot be used leaves the whole page
+    and says why, in the box.
     """
     session = ensure(session)
-    n_parts = len(visibilities(Lesson()))
     try:
         lesson = decode_lesson(dict(getattr(request, "query_params", None) or {}))
     except ShareError as error:  # its reason may quote the link: plain text
         said = t("The lesson in this link cannot be used: {reason}", session.lang,
                  reason=error_text(error, session.lang))
-        return (gr.Column(visible=True), f"**{plain_markdown(said)}**", gr.Markdown(visible=False),
-                gr.Button(visible=False), *(gr.skip(),) * (n_parts + 4))
+        return OPENED.only(box=gr.Column(visible=True), header=f"**{plain_markdown(said)}**",
+                           note=gr.Markdown(visible=False), show_all=gr.Button(visible=False))
     if lesson is None:
-        return (gr.skip(),) * (4 + n_parts + 4)
+        return OPENED.only()
     session.class_code = lesson.class_code
     header = header_markdown(lesson)
     if lesson.ignored:  # counted, never echoed
         header += "\n\n*" + t("Names of tabs or settings this version does not know were "
                               "left out of the lesson: {n}.", session.lang, n=lesson.ignored) + "*"
-    task = (gr.skip(),) * 4
+    task = {}
     if lesson.task:
         session.corpus = task_corpus(lesson.task)
-        task = (lesson.task, task_note(TASKS[lesson.task], session.lang),
-                corpus_summary(session.corpus, session.lang), session.corpus.preview(PREVIEW_CHARS))
-    return (gr.Column(visible=True), header, gr.Markdown(visible=True), gr.Button(visible=True),
-            *visibilities(lesson), *task)
+        task = dict(task=lesson.task, task_note=task_note(TASKS[lesson.task], session.lang),
+                    summary=corpus_summary(session.corpus, session.lang),
+                    preview=session.corpus.preview(PREVIEW_CHARS))
+    parts = dict(zip(PARTS, visibilities(lesson), strict=True))
+    return OPENED.only(box=gr.Column(visible=True), header=header, note=gr.Markdown(visible=True),
+                       show_all=gr.Button(visible=True), **parts, **task)
 
 
 def show_everything(session: Session | None) -> tuple:
@@ -129,7 +138,8 @@ def wire(view: LessonView, page: LessonPage, session: gr.State, task: gr.Dropdow
                         queue=False, api_visibility="private")
 
     def after(event):
-        return event.then(open_lesson, session,
-                          [view.box, view.header, view.note, view.show_all, *page.parts(),
-                           task, task_note, summary, preview], api_visibility="private")
+        return event.then(open_lesson, session, OPENED.widgets(
+            dict(zip(PARTS, page.parts(), strict=True)), box=view.box, header=view.header,
+            note=view.note, show_all=view.show_all, task=task, task_note=task_note, summary=summary,
+            preview=preview), api_visibility="private")
     return after

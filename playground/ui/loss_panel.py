@@ -27,10 +27,12 @@ from playground.insight.baselines import axis_key, reference_lines
 from playground.tokenizer import Tokenizer
 from playground.train import Record
 from playground.ui.lang import tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import Session, ensure
 
 X_CHOICES = [(tr("choice_x_step"), "step"), (tr("choice_x_tokens"), "tokens"),
              (tr("choice_x_elapsed"), "elapsed")]
+OPTIONS_SET = Outputs("session", "plot")  # set_plot_options's outputs
 
 
 def trained_history(session: Session) -> list[Record]:
@@ -52,15 +54,16 @@ def show_figure(session: Session | None):
 
 
 def set_plot_options(session: Session | None, x: str, show_references: bool):
-    """The x axis or the reference checkbox changed: (session, redrawn figure).
+    """The x axis or the reference checkbox changed: ``OPTIONS_SET`` (session, redrawn figure).
 
-    While a run goes, the next live update draws with the new options, so nothing is sent.
+    While a run goes, the next live update draws with the new options, so the figure is left
+    as it is.
     """
     session = ensure(session)
     session.plot.x, session.plot.show_references = axis_key(x or "step"), bool(show_references)
     if session.run.running:
-        return session, gr.skip()
-    return session, figure(session, trained_history(session))
+        return OPTIONS_SET.only(session=session)
+    return OPTIONS_SET(session=session, plot=figure(session, trained_history(session)))
 
 
 def begin(session: Session, corpus: Corpus, tokenizer: Tokenizer, train_ids: torch.Tensor,
@@ -104,5 +107,6 @@ def build_options(session: gr.State, plot: gr.Plot) -> None:
                            elem_id="show-references")
         x = gr.Radio(X_CHOICES, value="step", label=tr("x_axis"), info=tr("plot_x_info"),
                      elem_id="plot-x")
-    gr.on([show.change, x.change], set_plot_options, [session, x, show], [session, plot],
+    gr.on([show.change, x.change], set_plot_options, [session, x, show],
+          OPTIONS_SET.widgets(session=session, plot=plot),
           concurrency_limit=None, api_visibility="private", show_progress="hidden")

@@ -50,6 +50,7 @@ from playground.tokenizer import train_tokenizer
 from playground.train import EvalProgress, EvalRecord, StepRecord
 from playground.ui import health_panel, loss_panel
 from playground.ui.lang import info as setting_info, label as setting_label, tr
+from playground.ui.outputs import Outputs
 from playground.ui.session import (Session, default_corpus, ensure, friendly_errors,
                                    uploaded_files)
 from playground.settings import (MODEL_SETTINGS, SETTINGS, TRAIN_SETTINGS,  # noqa: F401 (and
@@ -68,6 +69,9 @@ PLOT_TIME_BUDGET = 0.01
 # a run under way that waits this long for its turn says so; shorter waits are the other runs'
 # turns (twelve runs: about 3 s), and its status line keeps its last step meanwhile
 WAIT_NOTE_S = 5.0
+
+# what a run streams (train_model): the session, then the widgets of build() by name
+TRAINING = Outputs("session", "plot", "status", "samples", "download", "coach")
 
 
 def next_push_interval(build_seconds: float) -> float:
@@ -257,7 +261,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
     ``chunk_seconds`` forces chunked runs (the ZeroGPU path) in tests.
 
     The settings are named parameters (``takes_settings``): ``/train_model`` over the API
-    takes ``n_layer=4, max_steps=500``, the rest as the page's default preset."""
+    takes ``n_layer=4, max_steps=500``, the rest as the page's default preset. Each update is
+    ``TRAINING``'s tuple, the outputs it leaves out unchanged."""
     session = ensure(session)
     lang = session.lang
     run = runs.start_run(session, settings, continue_=bool(continue_training),
@@ -280,8 +285,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     status += " " + t("About {time} in all.", lang,
                                       time=estimate.duration_text(event.timing.seconds, lang))
                 # the plot and the coach keep the last run's until this one's first step
-                yield (session, gr.skip(), status, samples, gr.DownloadButton(visible=False),
-                       gr.skip())
+                yield TRAINING.only(session=session, status=status, samples=samples,
+                                    download=gr.DownloadButton(visible=False))
             elif isinstance(event, runs.Started):
                 session.attention, tokens, began = None, len(event.train_ids), True
                 loss_panel.begin(session, event.trained.corpus, event.trained.tokenizer,
@@ -292,20 +297,20 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                 line, waiting_since = describe.waiting_line(event, began, lang), waiting_since or now
                 if line != shown and not (began and now - waiting_since < WAIT_NOTE_S):
                     shown = line
-                    yield (session, gr.skip(), line, samples, gr.skip(), gr.skip())
+                    yield TRAINING.only(session=session, status=line, samples=samples)
                 continue
             elif isinstance(event, zerogpu.OnCpu):  # ZeroGPU's quota is spent
                 status, switched = status.removesuffix(on_cpu), switched or event
                 on_cpu = "\n\n" + localize(event.message(), lang)
                 status += on_cpu
-                yield (session, gr.skip(), status, samples, gr.skip(), gr.skip())
+                yield TRAINING.only(session=session, status=status, samples=samples)
             elif isinstance(event, EvalProgress):  # no record: the status line alone changes
                 if now - last_push >= push_interval:
                     left = (run.timing.refined(run.trained.history, event.done / event.total).seconds
                             if run.timing else None)
                     last_push, shown = now, ""
-                    yield (session, gr.skip(), describe.eval_line(event, left, lang), samples, gr.skip(),
-                           gr.skip())
+                    yield TRAINING.only(session=session, samples=samples,
+                                        status=describe.eval_line(event, left, lang))
             elif isinstance(event, (StepRecord, EvalRecord)):
                 trained, first_step = run.trained, isinstance(event, StepRecord) and not stepped
                 if isinstance(event, StepRecord):
@@ -328,11 +333,12 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
                     push_interval = max(next_push_interval(built - now),
                                         fairshare.MACHINE.runs() / PUSHES_PER_S)
                     last_push, shown = built, ""
-                    yield (session, figure, status, samples, gr.skip(), session.plot.coach)
+                    yield TRAINING.only(session=session, plot=figure, status=status,
+                                        samples=samples, coach=session.plot.coach)
             elif isinstance(event, runs.NotStarted):
-                yield (session, gr.skip(), t("**Stopped** before it began: it was still waiting "
-                                             "for its turn. Nothing changed; press Start to try "
-                                             "again.", lang), samples, gr.skip(), gr.skip())
+                yield TRAINING.only(session=session, samples=samples, status=t(
+                    "**Stopped** before it began: it was still waiting for its turn. Nothing "
+                    "changed; press Start to try again.", lang))
             elif isinstance(event, runs.Finished):
                 yield _finished(session, event, samples, tokens, lang, switched)
                 if event.bundle_error is not None:  # a full disk: the model is here, no file
@@ -342,8 +348,8 @@ def train_model(session: Session | None, continue_training: bool, settings: Page
 
 def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
               lang: str, switched: zerogpu.OnCpu | None = None) -> tuple:
-    """The last update of a run: its plot, how it ended (and where ZeroGPU's quota ran out,
-    ``switched``), the download, the coach's notes."""
+    """The last update of a run (``TRAINING``): its plot, how it ended (and where ZeroGPU's
+    quota ran out, ``switched``), the download when there is a bundle, the coach's notes."""
     trained = done.trained
     status = describe.end_status(done.end, done.last_eval, lang, steps=trained.history,
                          meaning=_meaning(session, trained.history, trained.model_config,
@@ -352,9 +358,9 @@ def _finished(session: Session, done: runs.Finished, samples: str, tokens: int,
         status += "\n\n" + localize(switched.ended_message(), lang)
     loss_panel.coach(session, trained.history, trained.model_config, trained.train_config,
                      tokens)
-    download = (gr.DownloadButton(value=done.bundle, visible=True) if done.bundle else gr.skip())
-    return (session, loss_panel.figure(session, trained.history), status, samples, download,
-            session.plot.coach)
+    saved = dict(download=gr.DownloadButton(value=done.bundle, visible=True)) if done.bundle else {}
+    return TRAINING.only(session=session, plot=loss_panel.figure(session, trained.history),
+                         status=status, samples=samples, **saved, coach=session.plot.coach)
 
 
 def _meaning(session: Session, history: Sequence, model_cfg: ModelConfig, corpus, tokenizer,
@@ -504,7 +510,8 @@ def build(session: gr.State, concurrency_limit: int) -> TrainTab:
     checked = start.click(check_start, [session, continue_training, *settings], None,
                           concurrency_limit=None, trigger_mode="multiple",
                           api_visibility="private", show_progress="hidden")
-    outputs = [session, plot, status, samples, download, coach]
+    outputs = TRAINING.widgets(session=session, plot=plot, status=status, samples=samples,
+                               download=download, coach=coach)
     # runs take turns on the machine (fairshare), so many may be under way at once
     trained = checked.success(train_model, [session, continue_training, *settings], outputs,
                               concurrency_limit=hosting.max_runs(), concurrency_id="training",
