@@ -51,8 +51,9 @@ from playground.runtime.device import RECLAIMER, available_memory
 from playground.server import gradio_internals
 from playground.train import EvalRecord
 from playground.ui import train_tab
+from playground.ui.outputs import Outputs
 from playground.ui.session import LIVE_FILES, Session, app_temp_dir
-from playground.settings import PageSettings
+from playground.settings import SETTINGS, PageSettings
 
 log = logging.getLogger("playground.ui")
 
@@ -296,21 +297,26 @@ def _samples(session: Session) -> str:
     return "".join(describe.sample_entry(r, session.lang) for r in reversed(evals))
 
 
-def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings: int, *,
+# the page load's outputs: the session, the browser's token and what the training tab shows
+CAME_BACK = Outputs("session", "token", "tabs", "status", "download", "samples", "coach",
+                    *SETTINGS)
+
+
+def come_back(fresh: Session, token: Any, request: gr.Request | None, *,
               show_tab: bool = True) -> tuple:
     """On page load: the session this browser's token names, if it is alive or waiting for
     its return (or a bundle SIGTERM kept for it), becomes the page's; else ``fresh`` is filed
     under the token (a new one if the browser had none).
 
-    Returns (session, token, tabs, status, download button, samples, coach, *settings):
-    unchanged (``gr.skip()``) where nothing came back; where a model did, the training tab is
-    shown (``show_tab``: on a page load, not when a page in view asks again), and the settings
-    only when the address holds no shared link (the link's win)."""
+    Returns ``CAME_BACK``: the session and token, and where a model came back the training
+    tab (``show_tab``: on a page load, not when a page in view asks again), its status,
+    download, samples and coach, and the settings only when the address holds no shared link
+    (the link's win); every other output stays as it is."""
     if not sessions.valid_token(token):
         token = sessions.new_token()
     session, restored = REGISTRY.find(token), False
     if session is fresh:  # asked again by a page that still holds its session: all is well
-        return (session, token, *(gr.skip(),) * (5 + n_settings))
+        return CAME_BACK.only(session=session, token=token)
     if session is not None:
         asked = (getattr(request, "query_params", None) or {}).get("lang")  # ?lang=zh-CN
         if fresh.lang_from_page:  # the page reported its language to the fresh session first
@@ -327,40 +333,39 @@ def come_back(fresh: Session, token: Any, request: gr.Request | None, n_settings
         restored = _restore(session, sessions.token_digest(token))
     REGISTRY.register(token, session)
     _unheld.pop(id(session), None)
-    skip = (gr.skip(),) * (4 + n_settings)
     if not ready.has_own_model(session):
-        return (session, token, gr.skip(), *skip)
-    shown = gr.Tabs(selected="train") if show_tab else gr.skip()  # the status, the download
+        return CAME_BACK.only(session=session, token=token)
+    shown = {"tabs": gr.Tabs(selected="train")} if show_tab else {}
     if session.run.running:
-        return (session, token, shown, t("**Welcome back.** This session is training in another "
-                                         "tab of this browser; its model shows here once that "
-                                         "run has ended and this page is reloaded.",
-                                         session.lang), *skip[1:])
+        return CAME_BACK.only(session=session, token=token, **shown, status=t(
+            "**Welcome back.** This session is training in another tab of this browser; its "
+            "model shows here once that run has ended and this page is reloaded.", session.lang))
     bundle = finish_interrupted(session)
     query = dict(getattr(request, "query_params", None) or {})
     linked = any(key == "v" or key in LINK_KEYS for key in query)
     trained = session.trained
-    settings = (gr.skip(),) * n_settings if linked else tuple(
-        PageSettings.from_configs(trained.model_config, trained.train_config).as_list())
-    download = gr.DownloadButton(value=bundle, visible=True) if bundle else gr.skip()
-    return (session, token, shown, _welcome(session, restored), download, _samples(session),
-            session.plot.coach or gr.skip(), *settings)
+    settings = {} if linked else PageSettings.from_configs(trained.model_config,
+                                                           trained.train_config).values
+    came = dict(shown, status=_welcome(session, restored), samples=_samples(session), **settings)
+    if bundle:
+        came["download"] = gr.DownloadButton(value=bundle, visible=True)
+    if session.plot.coach:
+        came["coach"] = session.plot.coach
+    return CAME_BACK.only(session=session, token=token, **came)
 
 
 def wire(demo: gr.Blocks, session: gr.State, token: gr.BrowserState, tabs: gr.Tabs, train: Any):
     """The page load's first event: ``come_back``, showing the training tab and writing its
     status, download button, samples, coach and settings. Returns the event, for ``.then``."""
-    by_id = {getattr(c, "elem_id", None): c for c in train.outputs}
-    download = next(c for c in train.outputs if isinstance(c, gr.DownloadButton))
-    outputs = [session, token, tabs, train.status, download, by_id["train-samples"],
-               by_id["coach-notes"], *train.settings]
+    trains = dict(zip(train_tab.TRAINING.names, train.outputs, strict=True))
+    outputs = CAME_BACK.widgets(trains, session=session, token=token, tabs=tabs,
+                                **dict(zip(SETTINGS, train.settings, strict=True)))
 
     def on_load(session_value: Session, token_value: Any, request: gr.Request) -> tuple:
-        return come_back(session_value, token_value, request, len(train.settings))
+        return come_back(session_value, token_value, request)
 
     def on_view(session_value: Session, token_value: Any, request: gr.Request) -> tuple:
-        return come_back(session_value, token_value, request, len(train.settings),
-                         show_tab=False)
+        return come_back(session_value, token_value, request, show_tab=False)
 
     # no concurrency limit: it is quick (unless it waits for a closed page's run to end,
     # which must not hold up other pages' loads)

@@ -61,7 +61,7 @@ def trained_session(text: str, **changes) -> Session:
 def come_back(fresh: Session, token, query=None) -> tuple:
     """What the page load's first event returns for a page holding ``fresh`` and ``token``."""
     request = gr.Request(headers={"accept-language": "en"}, query_params=query or {})
-    return reattach.come_back(fresh, token, request, len(train_tab.SETTINGS))
+    return reattach.come_back(fresh, token, request)
 
 
 def weights(model) -> dict[str, torch.Tensor]:
@@ -106,7 +106,7 @@ def test_a_reload_finds_the_model_its_runs_and_shows_them(tiny_text):
     assert shown == PageSettings.from_configs(session.trained.model_config,
                                               session.trained.train_config)
     assert session.runs.names() == ["run 1"]  # the Compare tab's history
-    again = reattach.come_back(session, token, gr.Request(headers={}), len(train_tab.SETTINGS),
+    again = reattach.come_back(session, token, gr.Request(headers={}),
                                show_tab=False)  # the page, back in view, asks again
     assert again[0] is session and all(is_skip(value) for value in again[2:])  # nothing lost
     # the Generate tab works at once, with the model that came back
