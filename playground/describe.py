@@ -26,6 +26,7 @@ from playground.runtime.device import describe_device, pick_device
 from playground.runtime.files import human_bytes
 from playground.settings import PageSettings
 from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
+from playground.trained import TrainedModel
 
 DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
 
@@ -259,3 +260,55 @@ def preset_card(name: str | None, lang: str = "en") -> str:
         lines.append(t("What its text looks like there:", lang) + "\n\n```text\n"
                      + preset.looks_like.replace("```", "'''") + "\n```")
     return "\n\n".join(lines)
+
+
+# --- the Inside tab's Step ×k ---------------------------------------------------------------
+
+def model_step_line(trained: TrainedModel | None, lang: str = "en") -> str:
+    """Where a model is: its step of max_steps, or what Step ×1 would start."""
+    if trained is None:
+        return t("No model yet: Step ×1 starts one with the training tab's settings (its first "
+                 "press also measures the loss before any training).", lang)
+    if trained.ready_made:
+        return t("This is the ready-made model (the {preset} preset, trained before you came): "
+                 "Step ×1 starts a model of your own with the training tab's settings (its first "
+                 "press also measures the loss before any training).", lang,
+                 preset=trained.ready_made)
+    state = trained.trainer_state
+    return t("**Step {step}** of {max_steps}: each press trains that many more steps.", lang,
+             step=f"{int(state['step']) if state else 0:,}",
+             max_steps=f"{trained.train_config.max_steps:,}")
+
+
+def stepping_line(rec: StepRecord, run: runs.Run, steps: int, lang: str) -> str:
+    start = run.trained.trainer_state["step"] if run.trained.trainer_state else 0
+    return t("**Stepping:** step {step} of {max_steps} ({done} / {steps} of this press) · "
+             "training loss {loss}", lang, step=f"{rec.step:,}",
+             max_steps=f"{run.train_config.max_steps:,}", done=f"{rec.step - start:,}",
+             steps=f"{steps:,}", loss=f"{rec.loss:.3f}")
+
+
+def stepped_line(done: runs.Finished, lang: str) -> str:
+    """The status after a press: the step reached, how long it took, the latest losses (of
+    the press's last step, and of the run's last evaluation), and how the press ended when
+    that was not as asked (stopped, NaN, out of memory)."""
+    end, max_steps = done.end, done.trained.train_config.max_steps
+    if end is not None and end.reason != "done":
+        head = t("Stopped.", lang) if end.reason == "stopped" else t("Problem:", lang)
+        return f"**{head}** " + localize(end.message, lang)
+    evals = [r for r in done.trained.history if isinstance(r, EvalRecord)]
+    chinese = normalize_language(lang) == "zh-CN"  # Chinese puts no space after 。
+    line = t("**Step {step}** of {max_steps}: {done} more in {seconds} s.", lang,
+             step=f"{done.step:,}", max_steps=f"{max_steps:,}",
+             done=f"{done.step - done.start_step:,}", seconds=f"{done.seconds:.1f}")
+    said = []
+    if done.last_step is not None:
+        said.append(t("Training loss {loss}.", lang, loss=f"{done.last_step.loss:.3f}"))
+    if evals:
+        said.append(t("Validation loss {val_loss} at step {eval_step}.", lang,
+                      val_loss=f"{evals[-1].val_loss:.3f}", eval_step=f"{evals[-1].step:,}"))
+    if done.step >= max_steps:
+        said.append(t("That was the last of its {max_steps} steps: raise max_steps on the "
+                      "training tab to step further.", lang, max_steps=f"{max_steps:,}"))
+    gap = "" if chinese else " "
+    return gap.join([line, *said])

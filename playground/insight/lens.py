@@ -250,3 +250,14 @@ def distribution_figure(logits: np.ndarray, tokenizer, temperature: float = 1.0,
         yaxis=dict(tickmode="array", tickvals=rows, ticktext=labels, autorange="reversed",
                    tickfont=dict(size=13)))
     return fig
+
+
+def forward_summary(fp: ForwardPass, position: int, tokenizer, lang: str = "en") -> str:
+    """One line on the pass at ``position``: its token and the likeliest next one."""
+    p = min(max(int(position), 0), len(fp.tokens) - 1)
+    guess = int(fp.lens_ids[-1, p, 0])
+    return t("**{n} tokens.** Position {position} is “{token}”; the model's likeliest next token "
+             "is “{guess}” ({p}). Each row of the lens reads the vector after one more layer.",
+             lang, n=len(fp.tokens), position=p, token=display_token(fp.tokens[p], 16),
+             guess=display_token(tokenizer.token_str(guess), 16),
+             p=f"{fp.lens_probs[-1, p, 0]:.0%}")

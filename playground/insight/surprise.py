@@ -33,6 +33,7 @@ from playground.i18n import msg, t
 from playground.model import GPT
 from playground.plots import display_token
 from playground.runtime import compute
+from playground.train import EvalRecord
 
 MAX_TOKENS = 1024  # a page of text: a few windows of the default context
 
@@ -140,3 +141,23 @@ def most_surprising(s: Surprise, n: int = 8) -> list[tuple[int, str, float, str,
     order = np.argsort(-s.losses, kind="stable")[:n]
     return [(int(i), s.tokens[i], float(s.losses[i]), s.guesses[i], float(s.guess_probs[i]))
             for i in order]
+
+
+def surprise_summary(s: Surprise, history: list, lang: str = "en") -> str:
+    """The mean surprise, beside the last evaluation's validation loss in ``history``, and the
+    most surprising tokens."""
+    evals = [r for r in history if isinstance(r, EvalRecord)]
+    line = t("**Mean surprise: {mean} nats per token** over {n} tokens: the loss on this text, "
+             "measured as training measures it.", lang, mean=f"{s.mean:.3f}",
+             n=f"{len(s.losses):,}")
+    chinese = lang == "zh-CN"  # Chinese puts no space after 。 and lists with 、
+    if evals:
+        line += ("" if chinese else " ") + t(
+            "The last evaluation's validation loss was {val_loss} (step {step}), on other windows "
+            "of the validation text.", lang, val_loss=f"{evals[-1].val_loss:.3f}",
+            step=f"{evals[-1].step:,}")
+    worst = ("、" if chinese else ", ").join(
+        t("“{token}” ({loss}, it expected “{guess}”)", lang, token=display_token(token, 12),
+          loss=f"{loss:.1f}", guess=display_token(guess, 12))
+        for _, token, loss, guess, _ in most_surprising(s, 5))
+    return line + "  \n" + t("Most surprising: {tokens}.", lang, tokens=worst)

@@ -33,18 +33,19 @@ import gradio as gr
 from playground import describe, ready, runs
 from playground.config import SAMPLE_RANGES, ConfigError, SampleConfig
 from playground.generate import generate_text
-from playground.i18n import error_text, localize, msg, normalize_language, t
+from playground.i18n import error_text, localize, msg, t
 from playground.insight.diagram import diagram_html
 from playground.insight.head_steps import head_arithmetic, head_steps, step_markdown
 from playground.insight.embedding_map import (EmbeddingMap, describe_map, embedding_figure,
                                               embedding_map, token_counts)
 from playground.insight.lens import (ForwardPass, attention_row_figure, distribution_figure,
-                                     forward_pass, lens_figure, shaped_probs, vector_figure)
-from playground.insight.surprise import Surprise, most_surprising, surprise, surprise_html
+                                     forward_pass, forward_summary, lens_figure, shaped_probs,
+                                     vector_figure)
+from playground.insight.surprise import Surprise, surprise, surprise_html, surprise_summary
 from playground.insight.timeline import sample_rows, timeline_html
 from playground.plots import display_token
 from playground.runtime.execution import cpu_threads
-from playground.train import EvalProgress, EvalRecord, StepRecord
+from playground.train import EvalProgress, StepRecord
 from playground.ui import loss_panel, train_tab
 from playground.ui.lang import tr
 from playground.ui.outputs import Outputs
@@ -211,20 +212,10 @@ def _forward_views(fp: ForwardPass, position: int, tokenizer, lang: str, samplin
     """What the pass shows at ``position``, by ``FORWARD``'s names: the summary line and the
     figures (embedding strips, attention row, lens, next-token distribution)."""
     p = min(max(int(position), 0), len(fp.tokens) - 1)
-    return dict(forward_summary=_forward_summary(fp, p, tokenizer, lang),
+    return dict(forward_summary=forward_summary(fp, p, tokenizer, lang),
                 vectors=vector_figure(fp, p, lang), attention=attention_row_figure(fp, p, lang),
                 lens=lens_figure(fp, p, tokenizer, lang),
                 distribution=distribution_figure(fp.logits[p], tokenizer, *sampling, lang=lang))
-
-
-def _forward_summary(fp: ForwardPass, position: int, tokenizer, lang: str) -> str:
-    p = min(max(int(position), 0), len(fp.tokens) - 1)
-    guess = int(fp.lens_ids[-1, p, 0])
-    return t("**{n} tokens.** Position {position} is “{token}”; the model's likeliest next token "
-             "is “{guess}” ({p}). Each row of the lens reads the vector after one more layer.",
-             lang, n=len(fp.tokens), position=p, token=display_token(fp.tokens[p], 16),
-             guess=display_token(tokenizer.token_str(guess), 16),
-             p=f"{fp.lens_probs[-1, p, 0]:.0%}")
 
 
 def run_forward(session: Session | None, view: InsideView | None, text: str, temperature: float,
@@ -306,22 +297,6 @@ def validation_text(session: Session) -> str:
     return text
 
 
-def _surprise_summary(s: Surprise, trained: TrainedModel, lang: str) -> str:
-    evals = [r for r in trained.history if isinstance(r, EvalRecord)]
-    line = t("**Mean surprise: {mean} nats per token** over {n} tokens: the loss on this text, "
-             "measured as training measures it.", lang, mean=f"{s.mean:.3f}", n=f"{len(s.losses):,}")
-    chinese = lang == "zh-CN"  # Chinese puts no space after 。 and lists with 、
-    if evals:
-        line += ("" if chinese else " ") + t("The last evaluation's validation loss was {val_loss} (step {step}), on "
-                        "other windows of the validation text.", lang,
-                        val_loss=f"{evals[-1].val_loss:.3f}", step=f"{evals[-1].step:,}")
-    worst = ("、" if chinese else ", ").join(t("“{token}” ({loss}, it expected “{guess}”)", lang,
-                        token=display_token(token, 12), loss=f"{loss:.1f}",
-                        guess=display_token(guess, 12))
-                      for _, token, loss, guess, _ in most_surprising(s, 5))
-    return line + "  \n" + t("Most surprising: {tokens}.", lang, tokens=worst)
-
-
 def run_surprise(session: Session | None, view: InsideView | None, text: str):
     """Colour ``text`` (default: the validation text) by the model's surprise: ``SURPRISED``
     (view, text, coloured HTML, summary)."""
@@ -337,7 +312,7 @@ def run_surprise(session: Session | None, view: InsideView | None, text: str):
         return SURPRISED.only(view=view, surprise_summary=_problem(error, session.lang))
     view.model, view.surprise = weakref.ref(trained), s
     return SURPRISED(view=view, text=text, surprise_view=surprise_html(s, session.lang),
-                     surprise_summary=_surprise_summary(s, trained, session.lang))
+                     surprise_summary=surprise_summary(s, trained.history, session.lang))
 
 
 # --- the embedding map ------------------------------------------------------------------------
@@ -382,57 +357,6 @@ def show_timeline(trained: TrainedModel | None, lang: str) -> str:
 
 
 # --- step by step -----------------------------------------------------------------------------
-
-def steps_line(session: Session) -> str:
-    """Where the session's model is: its step of max_steps, or what Step ×1 would start."""
-    trained, lang = session.trained, session.lang
-    if trained is None:
-        return t("No model yet: Step ×1 starts one with the training tab's settings (its first "
-                 "press also measures the loss before any training).", lang)
-    if trained.ready_made:
-        return t("This is the ready-made model (the {preset} preset, trained before you came): "
-                 "Step ×1 starts a model of your own with the training tab's settings (its first "
-                 "press also measures the loss before any training).", lang,
-                 preset=trained.ready_made)
-    state = trained.trainer_state
-    return t("**Step {step}** of {max_steps}: each press trains that many more steps.", lang,
-             step=f"{int(state['step']) if state else 0:,}",
-             max_steps=f"{trained.train_config.max_steps:,}")
-
-
-def _stepping_line(rec: StepRecord, run: runs.Run, steps: int, lang: str) -> str:
-    start = run.trained.trainer_state["step"] if run.trained.trainer_state else 0
-    return t("**Stepping:** step {step} of {max_steps} ({done} / {steps} of this press) · "
-             "training loss {loss}", lang, step=f"{rec.step:,}",
-             max_steps=f"{run.train_config.max_steps:,}", done=f"{rec.step - start:,}",
-             steps=f"{steps:,}", loss=f"{rec.loss:.3f}")
-
-
-def _stepped_line(done: runs.Finished, lang: str) -> str:
-    """The status after a press: the step reached, how long it took, the latest losses (of
-    the press's last step, and of the run's last evaluation), and how the press ended when
-    that was not as asked (stopped, NaN, out of memory)."""
-    end, max_steps = done.end, done.trained.train_config.max_steps
-    if end is not None and end.reason != "done":
-        head = t("Stopped.", lang) if end.reason == "stopped" else t("Problem:", lang)
-        return f"**{head}** " + localize(end.message, lang)
-    evals = [r for r in done.trained.history if isinstance(r, EvalRecord)]
-    chinese = normalize_language(lang) == "zh-CN"  # Chinese puts no space after 。
-    line = t("**Step {step}** of {max_steps}: {done} more in {seconds} s.", lang,
-             step=f"{done.step:,}", max_steps=f"{max_steps:,}",
-             done=f"{done.step - done.start_step:,}", seconds=f"{done.seconds:.1f}")
-    said = []
-    if done.last_step is not None:
-        said.append(t("Training loss {loss}.", lang, loss=f"{done.last_step.loss:.3f}"))
-    if evals:
-        said.append(t("Validation loss {val_loss} at step {eval_step}.", lang,
-                      val_loss=f"{evals[-1].val_loss:.3f}", eval_step=f"{evals[-1].step:,}"))
-    if done.step >= max_steps:
-        said.append(t("That was the last of its {max_steps} steps: raise max_steps on the "
-                      "training tab to step further.", lang, max_steps=f"{max_steps:,}"))
-    gap = "" if chinese else " "
-    return gap.join([line, *said])
-
 
 def _after_press(session: Session, view: InsideView, prompt: str, sampling) -> dict:
     """The views a press refreshes, by ``STEPPED``'s names: the view, prompt, position,
@@ -492,13 +416,13 @@ def step_model(session: Session | None, view: InsideView | None, steps: int, pro
                     last_push = time.monotonic()
                     yield status_only(describe.eval_line(event, None, lang)
                                       if isinstance(event, EvalProgress) else
-                                      _stepping_line(event, run, steps, lang))
+                                      describe.stepping_line(event, run, steps, lang))
     except Exception as error:  # noqa: BLE001 (said in the status line, never a pill)
         yield status_only(_problem(error, lang))
         return
     if done is None:  # the page closed, or it was stopped before its first turn
         return
-    status = _stepped_line(done, lang)
+    status = describe.stepped_line(done, lang)
     if done.bundle_error is not None:  # a full disk: the model is still here, the file is not
         status += "  \n" + _problem(done.bundle_error, lang)
     trained = done.trained
@@ -537,7 +461,7 @@ def on_open(session: Session | None, view: InsideView | None, prompt: str, text:
                      distribution=None)
     if fresh.surprise is not None:
         shown.update(surprise_view=surprise_html(fresh.surprise, lang),
-                     surprise_summary=_surprise_summary(fresh.surprise, session.trained, lang))
+                     surprise_summary=surprise_summary(fresh.surprise, session.trained.history, lang))
     elif stale:
         shown.update(surprise_view="", surprise_summary="")
     if fresh.embedding is not None:
@@ -548,7 +472,7 @@ def on_open(session: Session | None, view: InsideView | None, prompt: str, text:
     elif stale:
         shown.update(embedding=None, map_caption="")
     return OPENED.only(view=fresh, diagram=show_diagram(session, *settings.as_list()),
-                       prompt=prompt, text=text, **shown, step_status=steps_line(session),
+                       prompt=prompt, text=text, **shown, step_status=describe.model_step_line(session.trained, session.lang),
                        timeline=show_timeline(session.trained, lang))
 
 

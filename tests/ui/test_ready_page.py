@@ -5,6 +5,7 @@ is and how to train one's own."""
 import gradio as gr
 import pytest
 
+from playground import describe
 from playground.ui import attention_tab, corpus_tab, export_tab, generate_tab, inside_tab
 from playground.i18n.labels import EN, ZH_CN
 from playground.ui.session import new_session
@@ -42,7 +43,7 @@ def test_the_inside_tab_opens_on_the_ready_model_and_step_starts_ones_own():
     fp = inside_tab.run_forward(session, None, "", 1.0, 0, 1.0)
     assert fp[0].forward is not None and "tokens." in fp[3]
     session.lang = "zh-CN"
-    assert CJK.search(inside_tab.steps_line(session))
+    assert CJK.search(describe.model_step_line(session.trained, session.lang))
     session.lang = "en"
     *_, last = drain(inside_tab.step_model(session, None, 1, "", 1.0, 0, 1.0, *page_settings()))
     assert last[3].startswith("**Step 1** of 6")  # a model of its own, from the tiny settings

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from playground import describe
 from playground.config import SampleConfig
 from playground.generate import generate_text
 from playground.insight.timeline import sample_rows
@@ -184,4 +185,4 @@ def test_the_timeline_says_why_it_is_empty(session):
     assert "There is no model to look inside yet" in inside_tab.show_timeline(None, "en")
     press(session, 1, settings(sample_tokens=0))
     assert "writes no samples" in inside_tab.show_timeline(session.trained, "en")
-    assert inside_tab.steps_line(Session()).startswith("No model yet: Step ×1 starts one")
+    assert describe.model_step_line(Session().trained).startswith("No model yet: Step ×1 starts one")
