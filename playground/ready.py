@@ -119,14 +119,15 @@ def has_own_model(workspace: Workspace) -> bool:
 # --- making the bundles (scripts/make_ready_models.py) -------------------------------------------
 
 
-def train_ready(name: str) -> TrainedModel:
+def train_ready(name: str, seed: int | None = None) -> TrainedModel:
     """Train the ready-made model ``name`` from its preset, the same way every time: the preset's
-    seed, the CPU, one thread (sums then run in one order), float32 Newton-Schulz (the probe's
-    choice depends on the machine). A few minutes for ``quick`` on a laptop CPU; the tasks take
-    seconds to a minute."""
+    seed (or ``seed``), the CPU, one thread (sums then run in one order), float32 Newton-Schulz
+    (the probe's choice depends on the machine). A few minutes for ``quick`` on a laptop CPU;
+    the tasks take seconds to a minute."""
     preset = ready_preset(name)
     corpus = ready_corpus(name)
-    train_config = dataclasses.replace(preset.train, device="cpu", threads=1, compile=False)
+    train_config = dataclasses.replace(preset.train, device="cpu", threads=1, compile=False,
+                                       seed=preset.train.seed if seed is None else seed)
     run = prepare_run(corpus, train_tokenizer("char", corpus.text), preset.model, train_config,
                       device=torch.device("cpu"))
     trainer = run.trainer(device="cpu")

@@ -100,17 +100,28 @@ def test_a_task_corpus_brings_its_ready_model_and_training_replaces_it():
 
 @pytest.mark.slow
 def test_the_script_makes_the_shipped_bundle_again(tmp_path):
-    """Re-train the fastest one (task-copy, 300 steps: about 10 s) as the script does. Here
-    (and on any CPU of the kind that made them) the weights come out bit for bit; another
-    CPU's float32 kernels may round a sum the other way, which 300 steps carry into the
-    weights, so the comparison allows a little: far less than another seed moves them."""
+    """Re-train the fastest one (task-copy, 300 steps: about 10 s) as the script does. On the CPU
+    kind that made them (an AVX512-BF16 EPYC) the weights come out bit for bit; another kind's
+    float32 kernels round some sums the other way, and 300 steps carry that into the weights
+    (on an AVX2-only EPYC 10% of their size). So: the model learns the same (its last
+    evaluation), and its weights lie far nearer the shipped ones than another seed's do (on the
+    AVX2 EPYC 0.10 against 0.82)."""
     path = ready.save_ready(ready.train_ready("task-copy"), tmp_path / "task-copy.zip")
     made, shipped = load_bundle(path), load_bundle(ready.ready_path("task-copy"))
+    other = ready.train_ready("task-copy", seed=ready.ready_preset("task-copy").train.seed + 1)
     assert made.model_config == shipped.model_config
-    for (name, a), (_, b) in zip(made.model.state_dict().items(),
-                                 shipped.model.state_dict().items()):
-        torch.testing.assert_close(a, b, rtol=0, atol=1e-2, msg=name)
     assert [r.step for r in made.history] == [r.step for r in shipped.history]
+
+    def distance(trained) -> float:  # relative to the shipped weights, over the whole model
+        a, b = (torch.cat([w.float().flatten() for w in m.model.state_dict().values()])
+                for m in (trained, shipped))
+        return float((a - b).norm() / b.norm())
+
+    assert distance(made) <= 0.25 * distance(other), (distance(made), distance(other))
+    last_made, last_shipped = (next(r for r in reversed(m.history) if isinstance(r, EvalRecord))
+                               for m in (made, shipped))
+    assert last_made.val_loss == pytest.approx(last_shipped.val_loss, abs=0.02)
+    assert last_made.accuracy == pytest.approx(last_shipped.accuracy, abs=0.02)
 
 
 def test_the_script_writes_where_it_is_told(tmp_path, monkeypatch):
