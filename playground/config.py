@@ -435,8 +435,9 @@ class TrainConfig:
         return _from_dict(cls, data)
 
 
-# every setting the page shows (each ModelConfig and TrainConfig field), in the order of the code
-SETTINGS: dict[str, dataclasses.Field] = {
+# every setting with its texts (each ModelConfig and TrainConfig field), in the order of the code;
+# playground.settings.SETTINGS is the page's widgets, the vocabulary size left to the tokenizer
+SETTING_FIELDS: dict[str, dataclasses.Field] = {
     f.name: f for cls in (ModelConfig, TrainConfig) for f in dataclasses.fields(cls)}
 
 
@@ -448,7 +449,7 @@ def setting_text(name: str, lang: str = "en") -> tuple[str, str]:
     >>> setting_text("n_layer", "zh-CN")[0]
     '层数 (n_layer)'
     """
-    return SETTINGS[name].metadata[lang]
+    return SETTING_FIELDS[name].metadata[lang]
 
 
 # the sampling settings' ranges: SampleConfig checks them, the page's sliders span them

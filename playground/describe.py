@@ -17,7 +17,7 @@ from typing import Sequence
 
 from playground import estimate, runs
 from playground.config import DEFAULT_PRESET, PRESETS, ModelConfig, TrainConfig
-from playground.i18n import localize, normalize_language, t
+from playground.i18n import localize, normalize_language, sentences, t
 from playground.i18n.labels import ZH_CN as LABELS_ZH_CN
 from playground.insight.coach import loss_meaning
 from playground.model import count_params, estimate_memory
@@ -29,6 +29,7 @@ from playground.train import EndRecord, EvalProgress, EvalRecord, StepRecord
 from playground.trained import TrainedModel
 
 DEFAULT_VOCAB = 65  # Tiny Shakespeare's characters: the estimate before any tokenizer exists
+
 
 def settings_summary(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "en", *,
                      tokenizer_trained: bool = True) -> str:
@@ -77,7 +78,7 @@ def estimate_text(model_cfg: ModelConfig, train_cfg: TrainConfig, lang: str = "e
     return t("**About {time}** on this machine.", lang, time=took)
 
 
-def preset_configs(name: str, vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
+def _preset_configs(name: str, vocab_size: int) -> tuple[ModelConfig, TrainConfig]:
     return PageSettings.preset(name).configs(vocab_size)
 
 
@@ -92,7 +93,7 @@ def preset_choices(lang: str = "en", vocab_size: int = DEFAULT_VOCAB,
     choices = []
     for name, preset in PRESETS.items():
         parts = [name]
-        timing = runs.estimate_here(*preset_configs(name, vocab_size)) if timed else None
+        timing = runs.estimate_here(*_preset_configs(name, vocab_size)) if timed else None
         if timing is not None:
             took = estimate.duration_text(timing.seconds, lang)
             parts.append(t("a GPU recipe: about {time} here", lang, time=took)
@@ -195,32 +196,31 @@ def latest_loss(history: Sequence) -> tuple[str, float] | None:
 
 
 def end_status(end: EndRecord | None, last_eval: EvalRecord | None, lang: str = "en", *,
-                steps: Sequence = (), meaning: str = "") -> str:
+               steps: Sequence = (), meaning: str = "") -> str:
     """The run's last status line: how it ended (the trainer's own words), its latest loss
     (the validation loss when an evaluation came after the last step of ``steps``, else the
     recent training loss), ``meaning`` (what that loss means for the text), what to do next."""
     head = {"done": "Done.", "stopped": "Stopped."}.get(
         end.reason if end else "", "Problem:")
     said = localize(end.message, lang) if end else t("The run ended.", lang)
-    sentences = [said]
+    parts = [said]
     step_records = [r for r in steps if isinstance(r, StepRecord)]
     last_step = step_records[-1].step if step_records else 0
     if last_eval is not None and last_eval.step >= last_step:
-        sentences.append(t("Last validation loss {val_loss} at step {step} ({val_bpc} bits per "
+        parts.append(t("Last validation loss {val_loss} at step {step} ({val_bpc} bits per "
                            "character).", lang, val_loss=f"{last_eval.val_loss:.3f}",
                            step=f"{last_eval.step:,}", val_bpc=f"{last_eval.val_bpc:.2f}"))
     elif step_records:
         values = dict(loss=f"{recent_train_loss(step_records):.3f}", step=f"{last_step:,}")
-        sentences.append(t("Recent training loss {loss} at step {step}.", lang, **values)
+        parts.append(t("Recent training loss {loss} at step {step}.", lang, **values)
                          if last_eval is None else
                          t("Recent training loss {loss} at step {step} (no evaluation since step "
                            "{eval_step}).", lang, eval_step=f"{last_eval.step:,}", **values))
     if meaning:
-        sentences.append(meaning)
-    sentences.append(t("The model is ready: try the Generate and Attention tabs, or download it "
+        parts.append(meaning)
+    parts.append(t("The model is ready: try the Generate and Attention tabs, or download it "
                        "below.", lang))
-    gap = "" if normalize_language(lang) == "zh-CN" else " "  # Chinese puts no space after 。
-    return f"**{t(head, lang)}** " + gap.join(sentences)
+    return f"**{t(head, lang)}** " + sentences(parts, lang)
 
 
 def preset_key(name: str) -> str:
@@ -230,6 +230,7 @@ def preset_key(name: str) -> str:
     'page_preset_nanogpt_cpu'
     """
     return "page_preset_" + name.replace("-", "_")
+
 
 def preset_description(name: str, lang: str) -> str:
     """A preset's description in ``lang``: the Chinese of the preset menu's label, else the
@@ -297,7 +298,6 @@ def stepped_line(done: runs.Finished, lang: str) -> str:
         head = t("Stopped.", lang) if end.reason == "stopped" else t("Problem:", lang)
         return f"**{head}** " + localize(end.message, lang)
     evals = [r for r in done.trained.history if isinstance(r, EvalRecord)]
-    chinese = normalize_language(lang) == "zh-CN"  # Chinese puts no space after 。
     line = t("**Step {step}** of {max_steps}: {done} more in {seconds} s.", lang,
              step=f"{done.step:,}", max_steps=f"{max_steps:,}",
              done=f"{done.step - done.start_step:,}", seconds=f"{done.seconds:.1f}")
@@ -310,5 +310,4 @@ def stepped_line(done: runs.Finished, lang: str) -> str:
     if done.step >= max_steps:
         said.append(t("That was the last of its {max_steps} steps: raise max_steps on the "
                       "training tab to step further.", lang, max_steps=f"{max_steps:,}"))
-    gap = "" if chinese else " "
-    return gap.join([line, *said])
+    return sentences([line, *said], lang)

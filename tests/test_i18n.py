@@ -101,7 +101,7 @@ SAID = said_in_source()
 
 def keyed_twice(path: Path) -> list[str]:
     """The keys written more than once in a module's dict literals: in one table a second
-    entry would silently replace the first (as ``add_translations`` refuses to)."""
+    entry would silently replace the first."""
     keys = [key.value for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
             if isinstance(node, ast.Dict) for key in node.keys if isinstance(key, ast.Constant)]
     return sorted({key for key in keys if keys.count(key) > 1})

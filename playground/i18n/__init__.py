@@ -39,23 +39,6 @@ DEFAULT_LANGUAGE = "en"
 TRANSLATIONS: dict[str, dict[str, str]] = {"zh-CN": dict(ZH_CN)}
 
 
-def add_translations(lang: str, messages: dict[str, str]) -> None:
-    """Add {English template: translation} for ``lang`` (another table, another language);
-    a template given twice must agree.
-
-    >>> add_translations("zh-CN", {"Train on more text.": "用更多的文本训练。"})  # the same: fine
-    >>> add_translations("zh-CN", {"Train on more text.": "多训练。"})
-    Traceback (most recent call last):
-    ...
-    KeyError: "Messages translated twice, differently: ['Train on more text.']"
-    """
-    known = TRANSLATIONS.setdefault(lang, {})
-    clash = sorted(k for k in messages.keys() & known.keys() if messages[k] != known[k])
-    if clash:
-        raise KeyError(f"Messages translated twice, differently: {clash}")
-    known.update(messages)
-
-
 def normalize_language(lang: str | None) -> str:
     """A supported language code for ``lang``: any Chinese tag gives "zh-CN", others "en".
 
@@ -68,6 +51,15 @@ def normalize_language(lang: str | None) -> str:
     if tag == "zh" or tag.startswith("zh-"):
         return "zh-CN"
     return "en" if tag == "en" or tag.startswith("en-") else DEFAULT_LANGUAGE
+
+
+def sentences(parts: list[str], lang: str) -> str:
+    """Sentences said one after another in ``lang``: Chinese puts no space after 。.
+
+    >>> sentences(["Done.", "Loss 1.5."], "en"), sentences(["完成。", "损失 1.5。"], "zh-CN")
+    ('Done. Loss 1.5.', '完成。损失 1.5。')
+    """
+    return ("" if normalize_language(lang) == "zh-CN" else " ").join(parts)
 
 
 def pick_language(accept_language: str | None) -> str:

@@ -21,10 +21,7 @@ Gradio.
 
 from __future__ import annotations
 
-from playground.config import SETTINGS, setting_text
-
-# Every ModelConfig / TrainConfig field: label_<field> and info_<field>, from the config.
-SETTING_FIELDS = tuple(SETTINGS)
+from playground.config import SETTING_FIELDS, setting_text
 
 # {id: (English, Chinese)}
 LABELS: dict[str, tuple[str, str]] = {
@@ -599,15 +596,17 @@ LABELS: dict[str, tuple[str, str]] = {
 }
 
 
-def _language(index: int, lang: str) -> dict[str, str]:
-    texts = {key: pair[index] for key, pair in LABELS.items()}
+def _language(lang: str) -> dict[str, str]:
+    """Every label in ``lang``: the table's, then label_<field> and info_<field> of every
+    setting, from its config field."""
+    texts = {key: pair[("en", "zh-CN").index(lang)] for key, pair in LABELS.items()}
     for name in SETTING_FIELDS:
         texts[f"label_{name}"], texts[f"info_{name}"] = setting_text(name, lang)
     return texts
 
 
-EN: dict[str, str] = _language(0, "en")
-ZH_CN: dict[str, str] = _language(1, "zh-CN")
+EN: dict[str, str] = _language("en")
+ZH_CN: dict[str, str] = _language("zh-CN")
 
 
 def gradio_i18n_dict() -> dict[str, dict[str, str]]:

@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from playground.i18n import msg, t
+from playground.i18n import msg, normalize_language, sentences, t
 from playground.model import GPT
 from playground.plots import display_token
 from playground.runtime import compute
@@ -150,13 +150,12 @@ def surprise_summary(s: Surprise, history: list, lang: str = "en") -> str:
     line = t("**Mean surprise: {mean} nats per token** over {n} tokens: the loss on this text, "
              "measured as training measures it.", lang, mean=f"{s.mean:.3f}",
              n=f"{len(s.losses):,}")
-    chinese = lang == "zh-CN"  # Chinese puts no space after 。 and lists with 、
     if evals:
-        line += ("" if chinese else " ") + t(
+        line = sentences([line, t(
             "The last evaluation's validation loss was {val_loss} (step {step}), on other windows "
             "of the validation text.", lang, val_loss=f"{evals[-1].val_loss:.3f}",
-            step=f"{evals[-1].step:,}")
-    worst = ("、" if chinese else ", ").join(
+            step=f"{evals[-1].step:,}")], lang)
+    worst = ("、" if normalize_language(lang) == "zh-CN" else ", ").join(  # Chinese lists with 、
         t("“{token}” ({loss}, it expected “{guess}”)", lang, token=display_token(token, 12),
           loss=f"{loss:.1f}", guess=display_token(guess, 12))
         for _, token, loss, guess, _ in most_surprising(s, 5))

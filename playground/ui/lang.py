@@ -9,9 +9,9 @@ Chinese is in ``playground/i18n/zh_cn.py``): ``detect_language`` sets it on page
 the browser's ``Accept-Language`` header, and ``follow_page_language`` keeps it equal to
 the language the page shows, which Gradio's translator writes into ``<html lang>``
 (``SYNC_JS`` watches it and reports every change through a hidden textbox), so picking a
-language under Settings switches the server's messages too. The page's own switch (``SWITCH_JS``, top right) and ``?lang=zh-CN`` in the
-address (``SYNC_JS``, and ``detect_language`` for the first messages) call the same
-translator Settings does.
+language under Settings switches the server's messages too. The page's own switch
+(``SWITCH_JS``, top right) and ``?lang=zh-CN`` in the address (``SYNC_JS``, and
+``detect_language`` for the first messages) call the same translator Settings does.
 
 >>> tr("start_button").key
 'start_button'
